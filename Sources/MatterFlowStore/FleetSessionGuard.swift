@@ -33,6 +33,7 @@ struct FleetSessionGuard {
     private func confirmLease(of runID: String, before operation: String, renewing: Bool) async throws(FlowError) {
         let answer: StoreCommandAnswer
         let sent = leases.now()
+        leases.sending()
         do throws(StoreError) {
             answer = try await committer.perform(.confirmLease(runID: runID, renewingFor: renewing ? leaseSeconds : nil), runID: runID)
         } catch {

@@ -14,6 +14,8 @@ import Synchronization
 /// not count the pause.
 final class LeaseConfirmations: Sendable {
     private let held = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// How many confirmations were sent since the worker started.
+    private let sent = Mutex(0)
     /// How old a confirmation may be before a call asks the store again: half the lease. Heartbeats renew every
     /// third of a lease, so a worker that is not paused or cut off asks only when a heartbeat was slow.
     let limit: Duration
@@ -44,6 +46,12 @@ final class LeaseConfirmations: Sendable {
         let oldest = now() - limit
         return held.withLock { held in held[runID].map { $0 <= oldest } ?? true }
     }
+
+    /// A confirmation is being sent.
+    func sending() { sent.withLock { $0 += 1 } }
+
+    /// The confirmations sent since the worker started: none while heartbeats keep up and the worker is not paused.
+    var sentCount: Int { sent.withLock { $0 } }
 
     /// The run ended here: nothing of it calls any more.
     func forget(_ runID: String) {

@@ -384,7 +384,8 @@ public final class StoreWorker: Sendable {
         }
     }
 
-    /// `summary` with the committer's counts: records and transactions written, and what a store reached again had lost.
+    /// `summary` with the committer's counts (records and transactions written, what a store reached again had lost)
+    /// and the lease confirmations sent.
     private func withCommitStatistics(_ summary: inout WorkerSummary) {
         let written = committer.statistics
         let lost = committer.lossStatistics
@@ -392,6 +393,7 @@ public final class StoreWorker: Sendable {
         summary.transactions = written.batches
         summary.storeLosses = lost.runs
         summary.recordsLost = lost.records
+        summary.leaseConfirmations = leases.sentCount
     }
 
     /// Gives ``WorkerOptions/metrics`` what the worker did and holds now.

@@ -47,6 +47,9 @@ public struct WorkerMetrics: Sendable, Hashable {
              "Runs in progress of which the store, reached again, had lost records this worker had committed, or the run itself "
                 + "(a failover to a standby that lacked the last commits, or a restore).", summary.storeLosses),
             ("records_lost", "Journal records this worker had committed that the store, reached again, no longer held.", summary.recordsLost),
+            ("lease_confirmations",
+             "Hub calls that first confirmed their run's lease with the store, the worker not having known it held for half a lease "
+                + "(a heartbeat slow to answer, or the worker paused).", summary.leaseConfirmations),
         ]
         for counter in counters {
             text.family("matterflow_worker_\(counter.name)_total", counter.help, [(worker, Double(counter.value))], type: "counter")

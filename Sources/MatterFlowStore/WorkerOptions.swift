@@ -110,6 +110,9 @@ public struct WorkerSummary: Sendable, Hashable {
     public var storeLosses: Int = 0
     /// The records of those runs the store had lost.
     public var recordsLost: Int = 0
+    /// Hub calls that first confirmed their run's lease with the store, because the worker had not known it held for
+    /// half a lease (a heartbeat slow to answer, or the worker paused): none in a worker that keeps up.
+    public var leaseConfirmations: Int = 0
     /// Why the worker stopped by itself, when it did: the store's schema changed under it (a `store migrate` by
     /// another MatterFlow), so it stopped claiming and handed its runs back, as on SIGTERM.
     public var schemaChanged: StoreError?

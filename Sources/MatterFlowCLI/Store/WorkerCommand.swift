@@ -58,7 +58,7 @@ struct WorkerCommand {
             --metrics-file FILE: the worker's counters since it started, labelled with its ID
             (matterflow_worker_runs_finished_total{status}, _taken_over_total, _handed_back_total, _records_total,
             _transactions_total, _claim_failures_total, _heartbeat_failures_total, _store_losses_total,
-            _records_lost_total) and gauges (runs active, waiting,
+            _records_lost_total, _lease_confirmations_total) and gauges (runs active, waiting,
             claimed ahead; store reachable; stopping), rewritten every heartbeat (a third of --lease). Give each
             worker its own file; `matterflow store metrics` gives the fleet's queue and workers.
 

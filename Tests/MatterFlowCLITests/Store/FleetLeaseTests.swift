@@ -136,6 +136,7 @@ extension PostgresStoreTests {
         worker.worker.stop()
         let summary = try await worker.summary
         #expect(hub.calls == ["fetchRooms"], "configureDevice never reached the hub: \(hub.calls)")
+        #expect(summary.leaseConfirmations >= 1, "the call after the pause asked the store first: \(summary)")
         #expect(summary.finished.isEmpty, "\(worker.lines)")
         let row = try store.execute("SELECT status, worker_id FROM matterflow_runs WHERE run_id = $1", [runID], doing: "test")
         #expect(row.rows == [["running", "w2"]])

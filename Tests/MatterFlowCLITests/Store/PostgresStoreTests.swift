@@ -366,11 +366,17 @@ struct PostgresStoreTests {
             #expect(submitted.code == 0, "\(submitted.stderr)")
             runIDs.append(submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
+        // A lease of a minute: heartbeats keep up however loaded the machine, so no call needs its lease confirmed.
+        let metricsFile = directory.file("w1.prom")
         let worker = await matterflowVirtual(
-            ["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--concurrency", "4", "--worker-id", "w1"])
+            ["worker", "--store", conninfo, "--secrets", secrets, "--exit-when-idle", "--concurrency", "4", "--worker-id", "w1",
+             "--lease", "60", "--metrics-file", metricsFile])
         #expect(worker.code == 0, "\(worker.stderr)")
         #expect(worker.stderr.contains("finished: succeeded 12"), "\(worker.stderr)")
         #expect(!worker.stderr.contains("warning:"), "\(worker.stderr)")
+        let metrics = try String(contentsOfFile: metricsFile, encoding: .utf8)
+        #expect(metrics.contains(#"matterflow_worker_lease_confirmations_total{worker="w1"} 0"#), "\(metrics)")
+        #expect(metrics.contains(#"matterflow_worker_runs_finished_total{worker="w1",status="succeeded"} 12"#), "\(metrics)")
 
         let listed = await matterflow(["runs", "--store", conninfo, "--json"])
         let runs = try #require(try parseJSON(listed.stdout) as? [[String: Any]])
