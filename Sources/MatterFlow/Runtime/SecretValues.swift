@@ -50,7 +50,7 @@ final class SecretValues: Sendable {
         /// Whether every form and every secret is ASCII: then ASCII text can hold a secret only byte for byte, and
         /// the quick checks below answer for it.
         let allASCII: Bool
-        /// The UTF-8 lengths of the secrets, for the whole-string check of ASCII text.
+        /// The UTF-8 lengths of the secrets: a string of another length is none of them, and is not hashed to look.
         let wholeLengths: [Int]
         /// The first two bytes of the ASCII forms, a bit each at `first << 7 | second`: ASCII text in which no two
         /// neighbouring bytes are those of a form holds no form (every form has at least ``minimumLength`` bytes).
@@ -81,17 +81,13 @@ final class SecretValues: Sendable {
             self.formsByPair = formsByPair
         }
 
-        /// Whether `text` may hold a secret: false only when it surely holds none.
-        func mayHold(_ text: String) -> Bool {
-            guard allASCII else { return true }
-            return withBytes(of: text) { bytes in
-                !bytes.allSatisfy({ $0 < 0x80 }) || !formsOccurring(in: bytes, firstOnly: true).isEmpty || wholeLengths.contains(bytes.count)
+        /// The forms to look for in `text`, and whether it is ASCII: when it and every form are, only the forms it
+        /// holds (found in one pass), which are all the search needs; otherwise every form.
+        func formsToSearch(_ text: String) -> (forms: [Form], ascii: Bool) {
+            withBytes(of: text) { bytes in
+                let ascii = bytes.allSatisfy { $0 < 0x80 }
+                return (ascii && allASCII ? formsOccurring(in: bytes).map { forms[$0] } : forms, ascii)
             }
-        }
-
-        /// The forms that occur in ASCII `text`, in the order of ``forms``.
-        func formsOccurring(inASCII text: String) -> [Form] {
-            withBytes(of: text) { formsOccurring(in: $0, firstOnly: false) }.map { forms[$0] }
         }
 
         private func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
@@ -99,9 +95,9 @@ final class SecretValues: Sendable {
             return Array(text.utf8).withUnsafeBufferPointer(body)
         }
 
-        /// The indices of the ASCII forms standing in `bytes`, ascending; with `firstOnly`, the first one found. At
-        /// each pair of neighbouring bytes that begins forms, only those are compared.
-        private func formsOccurring(in bytes: UnsafeBufferPointer<UInt8>, firstOnly: Bool) -> [Int] {
+        /// The indices of the ASCII forms standing in `bytes`, ascending. At each pair of neighbouring bytes that
+        /// begins forms, only those are compared.
+        private func formsOccurring(in bytes: UnsafeBufferPointer<UInt8>) -> [Int] {
             var found: Set<Int> = []
             var previous = -1
             for (index, byte) in bytes.enumerated() {
@@ -112,7 +108,6 @@ final class SecretValues: Sendable {
                 guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0, let candidates = formsByPair[pair] else { continue }
                 for candidate in candidates where !found.contains(candidate) && Self.occurs(forms[candidate].bytes, in: bytes, at: index - 1) {
                     found.insert(candidate)
-                    if firstOnly { return [candidate] }
                 }
             }
             return found.sorted()
@@ -256,14 +251,16 @@ final class SecretValues: Sendable {
 
     /// `text` with every secret replaced, or nil when it holds none.
     private static func redacting(_ text: String, with known: Matcher) -> String? {
-        guard !known.whole.isEmpty, known.mayHold(text) else { return nil }
-        if known.whole.contains(text) { return RunOptions.redacted }
-        var result = text
-        var changed = false
-        var ascii = text.utf8.allSatisfy { $0 < 0x80 }
+        guard !known.whole.isEmpty else { return nil }
+        if known.wholeLengths.contains(text.utf8.count), known.whole.contains(text) { return RunOptions.redacted }
         // In ASCII text with every form ASCII, only the forms the text holds are searched for (a marker put in joined
         // to the text beside it is not looked through again).
-        for form in ascii && known.allASCII ? known.formsOccurring(inASCII: text) : known.forms {
+        let (candidates, asciiText) = known.formsToSearch(text)
+        guard !candidates.isEmpty else { return nil }
+        var result = text
+        var changed = false
+        var ascii = asciiText
+        for form in candidates {
             if ascii && form.isASCII {
                 // ASCII in ASCII: a byte match is a character match (or, inside a CR LF pair, one more), so the
                 // bytes are searched directly rather than through the grapheme-aware generic search.
