@@ -22,6 +22,10 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         /// The connection string is not one libpq can read (an unknown setting, a bad number, a broken URI): no
         /// server was asked, and asking again cannot help.
         case malformedConninfo
+        /// The server gave no answer within the connection's answer deadline (``PostgresConnection/init(_:applicationName:answerWithin:)``):
+        /// a pooler holding the statement, or a server stopped; the connection was closed, and the command's effect
+        /// is unknown unless it was a read. Not tried again: a command that must answer in time has no time to.
+        case noAnswer
     }
 
     /// What kind of failure it is: a stable code scripts may rely on.
@@ -59,7 +63,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     public var isTransient: Bool {
         switch code {
         case .connectionFailed, .connectionLost: return true
-        case .malformedConninfo: return false
+        case .malformedConninfo, .noAnswer: return false
         case .commandFailed:
             // A failure without an SQLSTATE comes from libpq itself, not the server: the connection went away
             // while the command was under way.
@@ -99,7 +103,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         switch code {
         case .commandFailed: sqlState == Self.readOnly
         case .connectionFailed: message.contains("session is read-only") || message.contains("hot standby")
-        case .connectionLost, .malformedConninfo: false
+        case .connectionLost, .malformedConninfo, .noAnswer: false
         }
     }
 
@@ -118,7 +122,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     /// as a serialization failure or a deadlock, which ``isTransient`` retries too): what an operator calls an outage.
     public var isOutage: Bool {
         switch code {
-        case .connectionFailed, .connectionLost: return true
+        case .connectionFailed, .connectionLost, .noAnswer: return true
         case .malformedConninfo: return false
         case .commandFailed:
             guard let sqlState else { return true }
@@ -168,6 +172,8 @@ public final class PostgresConnection: Sendable {
 
     private let handle: Mutex<Handle>
     private let pq: LibPQ
+    /// How long a command waits for the server's answer; nil: as long as it takes.
+    private let answerDeadline: AnswerDeadline?
     /// The conninfo string or `postgres://` URI the connection was opened with (for messages, without password).
     public let target: String
     /// When the connection was made (libpq had reached a server), by this machine's monotonic clock.
@@ -224,11 +230,20 @@ public final class PostgresConnection: Sendable {
     ///   unless the environment sets them (``applicableDefaults``) or it names a `service`.
     ///   `applicationName` names the connection in `pg_stat_activity` instead of `matterflow`, unless the conninfo or
     ///   `PGAPPNAME` names it (a worker's connections carry its ID, so a DBA can tell whose a backend is).
+    ///   `answerWithin`: how long each command waits for the server's answer before the connection is closed and the
+    ///   command fails `noAnswer` (nil: as long as it takes); for commands that must end, such as monitoring probes.
     /// - Throws: ``PostgresError`` `connectionFailed` with libpq's reason, or when libpq cannot be opened; the
     ///   failure of the session setting made once connected (`extra_float_digits`) as any command's.
-    public init(_ conninfo: String, applicationName: String? = nil) throws(PostgresError) {
+    public convenience init(_ conninfo: String, applicationName: String? = nil, answerWithin: Duration? = nil) throws(PostgresError) {
+        try self.init(conninfo, applicationName: applicationName, answerDeadline: answerWithin.map { AnswerDeadline(limit: $0) })
+    }
+
+    /// Connects as ``init(_:applicationName:answerWithin:)`` does, with the answer deadline given whole (tests give
+    /// one its timer).
+    init(_ conninfo: String, applicationName: String?, answerDeadline: AnswerDeadline?) throws(PostgresError) {
         let pq = try LibPQ.loaded.get()
         self.pq = pq
+        self.answerDeadline = answerDeadline
         target = Self.redacting(conninfo)
         if let problem = Self.parseProblem(conninfo, pq) {
             throw PostgresError(.malformedConninfo, problem)
@@ -363,15 +378,13 @@ public final class PostgresConnection: Sendable {
             guard let pointer = handle.pointer else {
                 return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
             }
-            let result: OpaquePointer?
-            if parameters.isEmpty {
-                result = pq.exec(pointer, sql)
-            } else {
-                result = Self.withCStrings(parameters) { values in
+            let answer = Self.answer(on: &handle, pointer: pointer, within: answerDeadline, target: target, pq) { () -> Result<OpaquePointer?, PostgresError> in
+                if parameters.isEmpty { return .success(pq.exec(pointer, sql)) }
+                return .success(Self.withCStrings(parameters) { values in
                     pq.execParams(pointer, sql, Int32(parameters.count), nil, values, nil, nil, 0)
-                }
+                })
             }
-            return Self.convert(result, connection: pointer, target: target, pq)
+            return answer.flatMap { Self.convert($0, connection: pointer, target: target, pq) }
         }
         return try outcome.get()
     }
@@ -428,14 +441,12 @@ public final class PostgresConnection: Sendable {
                 return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
             }
             let name: String
-            switch Self.prepare(sql, parameterCount: parameterCount, on: &handle, pointer: pointer, target: target, pq) {
+            switch Self.prepare(sql, parameterCount: parameterCount, on: &handle, pointer: pointer, within: answerDeadline, target: target, pq) {
             case .success(let prepared): name = prepared
             case .failure(let error): return .failure(error)
             }
-            switch run(pointer, name) {
-            case .success(let result): return Self.convert(result, connection: pointer, target: target, pq)
-            case .failure(let error): return .failure(error)
-            }
+            return Self.answer(on: &handle, pointer: pointer, within: answerDeadline, target: target, pq) { run(pointer, name) }
+                .flatMap { Self.convert($0, connection: pointer, target: target, pq) }
         }
         return try outcome.get()
     }
@@ -444,26 +455,51 @@ public final class PostgresConnection: Sendable {
     /// ``execute(prepared:_:)`` of it only runs it. The server takes the locks of the tables `sql` names while it
     /// prepares it, in a transaction of its own: a wait for them shows here, not in the statement's `now()`.
     public func prepare(_ sql: String, parameterCount: Int) throws(PostgresError) {
-        let (target, pq) = (target, pq)
+        let (target, pq, answerDeadline) = (target, pq, answerDeadline)
         let outcome = handle.withLock { handle -> Result<String, PostgresError> in
             guard let pointer = handle.pointer else {
                 return .failure(PostgresError(.connectionLost, "the connection to \(target) is closed"))
             }
-            return Self.prepare(sql, parameterCount: parameterCount, on: &handle, pointer: pointer, target: target, pq)
+            return Self.prepare(sql, parameterCount: parameterCount, on: &handle, pointer: pointer, within: answerDeadline, target: target, pq)
         }
         _ = try outcome.get()
     }
 
     /// The name of `sql` prepared on this connection, preparing it the first time.
     private static func prepare(
-        _ sql: String, parameterCount: Int, on handle: inout Handle, pointer: OpaquePointer, target: String, _ pq: LibPQ
+        _ sql: String, parameterCount: Int, on handle: inout Handle, pointer: OpaquePointer, within deadline: AnswerDeadline?,
+        target: String, _ pq: LibPQ
     ) -> Result<String, PostgresError> {
         if let known = handle.prepared[sql] { return .success(known) }
         let name = "matterflow_\(handle.prepared.count + 1)"
-        let prepared = convert(pq.prepare(pointer, name, sql, Int32(parameterCount), nil), connection: pointer, target: target, pq)
+        let prepared = answer(on: &handle, pointer: pointer, within: deadline, target: target, pq) {
+            .success(pq.prepare(pointer, name, sql, Int32(parameterCount), nil))
+        }.flatMap { convert($0, connection: pointer, target: target, pq) }
         if case .failure(let error) = prepared { return .failure(error) }
         handle.prepared[sql] = name
         return .success(name)
+    }
+
+    /// What one of libpq's blocking calls (`call`, on `pointer`) returned, waited for within `deadline` when there is
+    /// one: a call the deadline cut short (``AnswerDeadline``) closes the connection and fails `noAnswer`.
+    private static func answer(
+        on handle: inout Handle, pointer: OpaquePointer, within deadline: AnswerDeadline?, target: String, _ pq: LibPQ,
+        _ call: () -> Result<OpaquePointer?, PostgresError>
+    ) -> Result<OpaquePointer?, PostgresError> {
+        guard let deadline else { return call() }
+        let command = deadline.arm(socket: pq.socket(pointer))
+        let result = call()
+        guard deadline.disarm(command) else { return result }
+        if case .success(let answered?) = result { pq.clear(answered) }
+        pq.finish(pointer)
+        handle.pointer = nil
+        handle.prepared = [:]
+        return .failure(
+            PostgresError(
+                .noAnswer,
+                "\(target) did not answer within \(deadline.shown): a connection pooler before the server holding statements "
+                    + "(pgbouncer's PAUSE, or a pool with no server connection free), or a server stopped or overloaded; "
+                    + "the connection was closed"))
     }
 
     /// Starts listening on a channel (`LISTEN "channel"`; the name is quoted as an identifier).

@@ -30,6 +30,8 @@ public final class PostgresRunStore: RunStore {
     /// What the store's connections are named in `pg_stat_activity` (nil: `matterflow`), unless the conninfo names
     /// them; a worker's connections, its own included, carry its ID.
     public let applicationName: String?
+    /// How long each command waits for the server's answer (nil: as long as it takes).
+    public let answerWithin: Duration?
     private let connection: Mutex<PostgresConnection?>
     /// The `lock_timeout` every connection of the store sets when it opens (``boundLockWaits(seconds:)``); nil: the
     /// server's.
@@ -44,13 +46,16 @@ public final class PostgresRunStore: RunStore {
     ///   `schemaNewer` (a newer MatterFlow migrated the store: this one might write what that one does not expect;
     ///   `asClient` accepts one whose newer migrations keep clients of this schema, for the commands that submit,
     ///   answer, cancel and read runs, never for a worker).
+    /// `answerWithin`: how long each command waits for the server's answer before it fails `storeUnavailable`, not
+    /// tried again (``PostgresConnection/init(_:applicationName:answerWithin:)``); nil: as long as it takes.
     public init(
         conninfo: String, requireSchema: Bool = true, asClient: Bool = false, applicationName: String? = nil,
-        startupWait: Duration = PostgresRunStore.startupWait
+        startupWait: Duration = PostgresRunStore.startupWait, answerWithin: Duration? = nil
     ) throws(StoreError) {
         self.conninfo = conninfo
         self.applicationName = applicationName
-        let opened = try Self.connect(conninfo, applicationName: applicationName, waitingForStartup: startupWait)
+        self.answerWithin = answerWithin
+        let opened = try Self.connect(conninfo, applicationName: applicationName, waitingForStartup: startupWait, answerWithin: answerWithin)
         connection = Mutex(opened)
         if requireSchema {
             let version = try StoreMigrator(connection: opened).version()
@@ -116,12 +121,14 @@ public final class PostgresRunStore: RunStore {
 
     /// A connection to the server, tried again for up to `wait` while the server is running but not ready
     /// (``PostgresError/isServerNotReady``), every 100 ms growing to 1 s; any other failure is thrown at once.
-    static func connect(_ conninfo: String, applicationName: String?, waitingForStartup wait: Duration) throws(StoreError) -> PostgresConnection {
+    static func connect(
+        _ conninfo: String, applicationName: String?, waitingForStartup wait: Duration, answerWithin: Duration? = nil
+    ) throws(StoreError) -> PostgresConnection {
         let deadline = ContinuousClock.now + wait
         var delay: Duration = .milliseconds(100)
         while true {
             do {
-                return try PostgresConnection(conninfo, applicationName: applicationName)
+                return try PostgresConnection(conninfo, applicationName: applicationName, answerWithin: answerWithin)
             } catch where error.isServerNotReady && ContinuousClock.now < deadline {
                 pause(min(delay, deadline - ContinuousClock.now))
                 delay = min(delay * 2, .seconds(1))
@@ -162,7 +169,7 @@ public final class PostgresRunStore: RunStore {
             let outcome = connection.withLock { held -> Result<(Value, PostgresConnection), PostgresError> in
                 do throws(PostgresError) {
                     if held == nil || held?.isOpen == false {
-                        let opened = try PostgresConnection(conninfo, applicationName: applicationName)
+                        let opened = try PostgresConnection(conninfo, applicationName: applicationName, answerWithin: answerWithin)
                         connectivity.connected(opened)
                         if let timeout = lockTimeout.withLock({ $0 }) { try opened.execute("SELECT set_config('lock_timeout', $1, false)", [timeout]) }
                         held = opened

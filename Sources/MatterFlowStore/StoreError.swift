@@ -125,6 +125,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
                 .storeUnavailable, "\(what): \(sentence(error.message, then: "check that PostgreSQL is running and --store names it"))")
         case .malformedConninfo:
             return StoreError(.invalidStore, "--store: \(error.message)")
+        case .noAnswer:
+            return StoreError(
+                .storeUnavailable,
+                "\(what): \(sentence(error.message, then: "`SHOW POOLS` on a pgbouncer console shows clients waiting; pg_stat_activity on the server shows what its sessions wait for"))")
         case .commandFailed:
             if error.sqlState == "55P03" {
                 return StoreError(.storeLocked, "\(what): the store did not answer: \(lockHeld)")

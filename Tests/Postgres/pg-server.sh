@@ -78,10 +78,22 @@ start_server() {
     wait_ready
 }
 
+# The server's processes (its backends, checkpointer, ...) by their parent, the postmaster $1.
+server_children() {
+    local stat fields
+    for stat in /proc/[0-9]*/stat; do
+        read -r -a fields 2>/dev/null <"$stat" || continue
+        [ "${fields[3]}" = "$1" ] && echo "${fields[0]}"
+    done
+}
+
 stop_server() {
-    local pid
+    local pid child
     pid="$(server_pid)"
     [ -n "$pid" ] || return 0
+    # A test stops a backend (SIGSTOP) to stand for a server that does not answer; one left stopped (the test killed
+    # first) would hold the shutdown, and stay behind as an orphan: it is let go on first.
+    for child in $(server_children "$pid"); do kill -CONT "$child" 2>/dev/null || true; done
     # SIGINT, a fast shutdown; SIGTERM (smart) would wait for every client to leave, here until the SIGKILL below.
     kill -"${1:-INT}" "$pid" 2>/dev/null || true
     local tries=0

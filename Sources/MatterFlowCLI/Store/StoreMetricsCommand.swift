@@ -37,7 +37,8 @@ struct StoreMetricsCommand {
 
             Run it from cron or a systemd timer with --output into node_exporter's textfile directory, or from an
             exporter that runs commands. Each scrape makes five short read-only statements, and waits at most 5 s for
-            a lock another session holds on the store's tables. A scrape that cannot read the store prints nothing
+            a lock another session holds on the store's tables and 10 s for any statement's answer (a pooler holding
+            statements, such as pgbouncer's PAUSE, or a server stopped: storeUnavailable). A scrape that cannot read the store prints nothing
             and, with --output, replaces the file with matterflow_store_scrape_success 0 and its timestamp alone, so
             no figure of an earlier scrape passes for a current one.
 

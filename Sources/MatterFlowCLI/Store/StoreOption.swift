@@ -54,11 +54,17 @@ enum StoreOption {
     /// pile up behind the lock.
     static let probeLockWaitSeconds = 5.0
 
+    /// How long each statement of a monitoring probe waits for the server's answer in all (a lock wait included,
+    /// which ends first) before the probe fails `storeUnavailable`: a pooler holding statements (pgbouncer's
+    /// `PAUSE`) or a stopped server would otherwise keep it, and every probe after it, waiting.
+    static let probeAnswerWait: Duration = .seconds(10)
+
     /// The PostgreSQL store at `location` opened for a monitoring probe (`store metrics`, `workers`): it waits
-    /// ``probeStartupWait`` for a server starting up, each later statement ``probeLockWaitSeconds`` for a lock, and
-    /// its connection is named `matterflow COMMAND`.
-    static func probe(_ location: String, command: String) throws(StoreError) -> PostgresRunStore {
-        let store = try PostgresRunStore(conninfo: location, asClient: true, applicationName: "matterflow \(command)", startupWait: probeStartupWait)
+    /// ``probeStartupWait`` for a server starting up, each later statement ``probeLockWaitSeconds`` for a lock and
+    /// `answerWithin` (``probeAnswerWait``) for an answer, and its connection is named `matterflow COMMAND`.
+    static func probe(_ location: String, command: String, answerWithin: Duration = probeAnswerWait) throws(StoreError) -> PostgresRunStore {
+        let store = try PostgresRunStore(
+            conninfo: location, asClient: true, applicationName: "matterflow \(command)", startupWait: probeStartupWait, answerWithin: answerWithin)
         try store.boundLockWaits(seconds: probeLockWaitSeconds)
         return store
     }
