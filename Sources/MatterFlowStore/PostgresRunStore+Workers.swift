@@ -101,6 +101,20 @@ extension PostgresRunStore {
         try execute("/*NO LOAD BALANCE*/ SELECT pg_is_in_recovery()", doing: "asking whether the server is a standby").rows.first?.first == "t"
     }
 
+    /// Why the server read takes no writes, or nil when it takes them: `a standby (in recovery)`, or `a primary with
+    /// default_transaction_read_only on` (as some fence an old primary). A conninfo reaches either only when it (or
+    /// `PGTARGETSESSIONATTRS`, or a service file) asks for any server. `retrying` false: asked once, a broken
+    /// connection thrown at once (for a caller that waits out outages on its own terms).
+    public func writeRefusal(retrying: Bool = true) throws(StoreError) -> String? {
+        let row = try execute(
+            "/*NO LOAD BALANCE*/ SELECT pg_is_in_recovery(), current_setting('transaction_read_only')",
+            doing: "asking whether the server takes writes", retrying: retrying
+        ).rows.first
+        if row?.first == "t" { return "a standby (in recovery)" }
+        if row?.last == "on" { return "a primary with default_transaction_read_only on" }
+        return nil
+    }
+
     /// How many runs are queued (from the queue's index).
     public func queuedRuns() throws(StoreError) -> Int {
         let rows = try execute("SELECT count(*) FROM matterflow_runs WHERE status = 'queued'", doing: "counting the queued runs")

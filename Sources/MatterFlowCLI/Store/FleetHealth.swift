@@ -4,8 +4,8 @@ import MatterFlowStore
 /// `matterflow workers --check`: whether a fleet can do its work, for a monitoring system's probe. A fleet is healthy
 /// when at least the wanted number of workers run (heartbeat within their lease, not draining), none of them is built
 /// for another store schema, no run a dead worker held has waited for a takeover much longer than a lease
-/// (its lease ran out three leases ago or more: no running worker could take it over), and the server read is not a
-/// standby.
+/// (its lease ran out three leases ago or more: no running worker could take it over), and the server read takes
+/// writes (not a standby, nor a primary with default_transaction_read_only on).
 struct FleetHealth {
     /// A run whose lease ran out this many leases ago without a takeover is stuck.
     static let stuckAfterLeases = 3.0
@@ -16,8 +16,8 @@ struct FleetHealth {
     let storeSchema: Int
     /// How many runs are queued.
     var queued = 0
-    /// Whether the server read is a standby.
-    var inRecovery = false
+    /// Why the server read takes no writes (``PostgresRunStore/writeRefusal(retrying:)``), nil when it takes them.
+    var writeRefusal: String?
     /// Why the store could not be read, when it could not: the only problem then.
     var unanswered: String?
 
@@ -43,10 +43,9 @@ struct FleetHealth {
     var problems: [String] {
         if let unanswered { return [unanswered] }
         var found: [String] = []
-        if inRecovery {
-            found.append(
-                "the server read is a standby (in recovery): no worker can use it, and what it says of the workers may lag the primary's; "
-                    + StoreError.readOnlyServer)
+        if let writeRefusal {
+            let lag = writeRefusal.hasPrefix("a standby") ? ", and what it says of the workers may lag the primary's" : ""
+            found.append("the server read is \(writeRefusal): no worker can use it\(lag); " + StoreError.readOnlyServer)
         }
         let count = running.count
         if count < minimumRunning {

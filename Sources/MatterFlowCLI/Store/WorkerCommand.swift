@@ -243,10 +243,10 @@ extension WorkerCommand {
         while true {
             do throws(StoreError) {
                 let store = try PostgresRunStore(conninfo: location, applicationName: applicationName(workerID))
-                // A standby (reached with target_session_attrs=any) takes no writes: waited for like a server down,
-                // as a failover promotes one.
-                if try store.isInRecovery() {
-                    throw StoreError(.storeUnavailable, "the server reached is a standby (in recovery): \(StoreError.readOnlyServer)")
+                // A standby or a read-only primary (reached with target_session_attrs=any) takes no writes: waited for
+                // like a server down, as a failover promotes one, asked once so that --wait-for-store bounds the wait.
+                if let refusal = try store.writeRefusal(retrying: false) {
+                    throw StoreError(.storeUnavailable, "the server reached is \(refusal): \(StoreError.readOnlyServer)")
                 }
                 if said { printer.print(WorkerLogLine(level: .info, workerID: nil, message: "the store is reachable and migrated; starting")) }
                 return store

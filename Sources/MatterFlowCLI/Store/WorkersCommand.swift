@@ -30,10 +30,12 @@ struct WorkersCommand {
             healthy false, running and held null, exit 2): fewer running workers than
             --min-workers (default 1); a running or stopping worker built for another store schema; a silent worker
             whose runs have waited for a takeover three leases or more (no running worker takes them); a server that
-            is a standby (in recovery: reached when --store, PGTARGETSESSIONATTRS or a service file allows any server); a store that
+            takes no writes, a standby (in recovery) or a primary with default_transaction_read_only on (reached
+            when --store, PGTARGETSESSIONATTRS or a service file allows any server); a store that
             did not answer within 5 s because another session holds a lock on its tables (VACUUM FULL, CLUSTER,
             REINDEX, ALTER TABLE, LOCK: the workers' heartbeats wait behind it too). Without --check, such a lock
-            is an error (storeLocked, exit 2).
+            is an error (storeLocked, exit 2). A statement not answered within 10 s (a pooler holding statements,
+            such as pgbouncer's PAUSE, or a server stopped) is the store out of reach (storeUnavailable, exit 2).
 
             Exit status: 0 (with --check: healthy), 1 with --check when the fleet has a problem, 2 when the store
             cannot be read, 64 usage error.
@@ -56,13 +58,13 @@ struct WorkersCommand {
         let workers: [StoredWorker]
         let storeSchema: Int
         let queued: Int
-        let inRecovery: Bool
+        let writeRefusal: String?
         do {
             let store = try StoreOption.probe(location, command: Self.spec.name)
             workers = try store.workers(includingStopped: arguments.flag("all") || check)
             storeSchema = check ? try store.schemaVersion() : StoreMigrations.latest
             queued = check ? try store.queuedRuns() : 0
-            inRecovery = check ? try store.isInRecovery() : false
+            writeRefusal = check ? try store.writeRefusal() : nil
         } catch {
             if check, error.code == .storeLocked {
                 return report(FleetHealth.unanswered(within: StoreOption.probeLockWaitSeconds))
@@ -73,7 +75,7 @@ struct WorkersCommand {
             return ExitCode.invalidInput
         }
         if check {
-            return report(FleetHealth(workers: workers, minimumRunning: minimum, storeSchema: storeSchema, queued: queued, inRecovery: inRecovery))
+            return report(FleetHealth(workers: workers, minimumRunning: minimum, storeSchema: storeSchema, queued: queued, writeRefusal: writeRefusal))
         }
         return StoreListing.show(
             workers, json: arguments.flag("json"), jsonValue: \.jsonValue,

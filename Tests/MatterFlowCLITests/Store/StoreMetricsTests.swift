@@ -41,6 +41,15 @@ import Testing
             "1 problem: 1 worker running",
             "problem: the server read is a standby (in recovery): no worker can use it, and what it says of the workers may lag the primary's; \(StoreError.readOnlyServer)",
         ])
+        // A primary fenced with default_transaction_read_only, reached with target_session_attrs=any: no worker can
+        // write there either.
+        let fenced = conninfo + " target_session_attrs=any options='-c default_transaction_read_only=on'"
+        let fencedCheck = await matterflow(["workers", "--check", "--store", fenced])
+        #expect(fencedCheck.code == 1, "\(fencedCheck.stdout)\(fencedCheck.stderr)")
+        #expect(fencedCheck.stdout.split(separator: "\n").map(String.init) == [
+            "1 problem: 1 worker running",
+            "problem: the server read is a primary with default_transaction_read_only on: no worker can use it; \(StoreError.readOnlyServer)",
+        ])
     }
 
     @Test("every series the alert rules of docs/store.md use is one that store metrics or a worker's metrics file writes")

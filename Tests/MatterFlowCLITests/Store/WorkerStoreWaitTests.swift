@@ -56,4 +56,23 @@ struct WorkerStoreWaitTests {
         #expect(ContinuousClock.now - started < .seconds(25))
         #expect(try store.workers(includingStopped: true).isEmpty, "nothing registered on the standby")
     }
+
+    @Test("a worker whose conninfo reaches a primary fenced with default_transaction_read_only (target_session_attrs=any) says so and exits 2 at once, or once --wait-for-store has passed, instead of retrying its registration")
+    func readOnlyPrimaryIsNotAStore() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let fenced = conninfo + " target_session_attrs=any options='-c default_transaction_read_only=on'"
+        let started = ContinuousClock.now
+        let impatient = await matterflow(["worker", "--store", fenced, "--exit-when-idle", "--worker-id", "w-fenced"])
+        #expect(impatient.code == 2, "\(impatient.stderr)")
+        #expect(
+            impatient.stderr.contains("error[storeUnavailable]: the server reached is a primary with default_transaction_read_only on: the server takes no writes"),
+            "\(impatient.stderr)")
+        let waiting = await matterflow(["worker", "--store", fenced, "--exit-when-idle", "--worker-id", "w-fenced", "--wait-for-store", "2"])
+        #expect(waiting.code == 2, "\(waiting.stderr)")
+        #expect(waiting.stderr.contains("waiting up to 2 s for it (--wait-for-store)"), "\(waiting.stderr)")
+        // Bounded by the wait, not by a registration's 30 s of retries of each refused write.
+        #expect(ContinuousClock.now - started < .seconds(25))
+        #expect(try store.workers(includingStopped: true).isEmpty, "nothing registered on the fenced primary")
+    }
 }
