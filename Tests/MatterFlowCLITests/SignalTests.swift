@@ -10,7 +10,7 @@ import Testing
     import Darwin
 #endif
 
-/// SIGINT, SIGTERM and SIGHUP all take the cancel path: the session is released and the journal records the run
+/// SIGINT, SIGTERM and SIGHUP (and SIGUSR1, SIGUSR2, SIGALRM, SIGPWR) all take the cancel path: the session is released and the journal records the run
 /// as cancelled before the process exits, by itself, with 128 + the signal's number.
 @Suite("signals take the cancel path")
 struct SignalTests {
@@ -20,7 +20,12 @@ struct SignalTests {
         var testDescription: String { name }
     }
 
-    static let cases = [Case(name: "SIGINT", number: SIGINT), Case(name: "SIGTERM", number: SIGTERM), Case(name: "SIGHUP", number: SIGHUP)]
+    static let cases = [
+        Case(name: "SIGINT", number: SIGINT), Case(name: "SIGTERM", number: SIGTERM), Case(name: "SIGHUP", number: SIGHUP),
+        // Their default would end the process at once, holding the session.
+        Case(name: "SIGUSR1", number: SIGUSR1), Case(name: "SIGUSR2", number: SIGUSR2), Case(name: "SIGALRM", number: SIGALRM),
+        Case(name: "SIGPWR", number: SIGPWR),
+    ]
 
     /// `matterflow run commission-device` started in a child process on the home `homeJSON`, with a state
     /// directory and a journal in `directory`, tracing JSON lines on the real clock.

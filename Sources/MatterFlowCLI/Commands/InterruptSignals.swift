@@ -2,16 +2,24 @@ import Foundation
 import MatterFlow
 import Synchronization
 
-/// Routes SIGINT, SIGTERM and SIGHUP to a cancel instead of letting them end the process, so a run takes its
-/// cancel path (releasing its session, journaling it) before the command exits with the signal's conventional
-/// code, 128 + its number: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
+/// Routes SIGINT, SIGTERM and SIGHUP, and the other signals whose default action ends a process without a core dump
+/// (SIGUSR1, SIGUSR2, SIGALRM, and on Linux SIGPWR, which some container managers send to stop), to a cancel
+/// instead of letting them end the process, so a run takes its cancel path (releasing its session, journaling it)
+/// before the command exits with the signal's conventional code, 128 + its number: 130 for SIGINT, 143 for SIGTERM,
+/// 129 for SIGHUP, 138 for SIGUSR1 (on Linux). SIGQUIT keeps its default (a core dump, asked for to debug).
 ///
 /// Routing starts before a run does, so a signal at any moment of the run is caught: one that arrives before
 /// the run's handle is known cancels the run as soon as it starts. `hub serve` routes SIGINT and SIGTERM only, and
 /// waits for the first (``firstSignal()``).
 final class InterruptSignals: Sendable {
     /// The signals that take the cancel path by default.
-    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    static let handled: [Int32] = {
+        #if os(Linux)
+            [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGPWR]
+        #else
+            [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM]
+        #endif
+    }()
 
     /// The first signal received, and the run to cancel.
     private let state = Mutex<(signal: Int32?, handles: [RunHandle], cancels: [@Sendable (Int32) -> Void], again: [@Sendable (Int32) -> Void])>(

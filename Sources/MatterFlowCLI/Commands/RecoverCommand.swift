@@ -54,8 +54,8 @@ struct RecoverCommand {
 
             Exit status: 0 when every run is settled, 1 when some need attention (recover again later), 2 invalid
             home, or a journal directory that does not exist or cannot be read (nothing is created), 64 usage
-            error (--input or --answer without --resume among them). SIGINT, SIGTERM or SIGHUP make the runs being resumed take their cancel path; the command then
-            exits 130, 143 or 129.
+            error (--input or --answer without --resume among them). SIGINT, SIGTERM or SIGHUP (or SIGUSR1, SIGUSR2, SIGALRM, SIGPWR) make the runs being resumed take
+            their cancel path; the command then exits 128 + the signal (130, 143, 129, ...).
             """)
 
     let arguments: ParsedArguments

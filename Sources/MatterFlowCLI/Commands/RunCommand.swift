@@ -56,7 +56,8 @@ struct RunCommand {
 
             Exit status: 0 succeeded, 1 failed or cancelled (or, with --strict, succeeded with warnings), 2 invalid
             workflow, inputs or home, 64 usage error,
-            130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP) interrupted, after the cancel path has run. A run this
+            130 (SIGINT), 143 (SIGTERM), 129 (SIGHUP) or 128 + another signal that would end the process (SIGUSR1,
+            SIGUSR2, SIGALRM, SIGPWR) interrupted, after the cancel path has run. A run this
             command cancelled (a signal, a question it could ask nobody: exit 2) says why in the result's
             "cancelledBecause": {"code": "signal", "signal": "SIGINT"} or {"code": "missingAnswer" or "invalidAnswer", "message": ...}.
             """)
@@ -300,13 +301,14 @@ struct RunCommand {
         return .object(object)
     }
 
-    /// `SIGINT`, `SIGTERM`, `SIGHUP`, or `signal N` for another.
+    /// `SIGINT`, `SIGTERM`, `SIGHUP`, ... for the signals ``InterruptSignals/handled`` routes, or `signal N` for another.
     static func signalName(_ signal: Int32) -> String {
-        switch signal {
-        case SIGINT: "SIGINT"
-        case SIGTERM: "SIGTERM"
-        case SIGHUP: "SIGHUP"
-        default: "signal \(signal)"
-        }
+        let names: [(Int32, String)] = [
+            (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"), (SIGALRM, "SIGALRM"),
+        ]
+        #if os(Linux)
+            if signal == SIGPWR { return "SIGPWR" }
+        #endif
+        return names.first { $0.0 == signal }?.1 ?? "signal \(signal)"
     }
 }

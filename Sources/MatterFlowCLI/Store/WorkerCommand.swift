@@ -65,7 +65,8 @@ struct WorkerCommand {
             SIGTERM, SIGINT or SIGHUP: stop claiming, let each run in progress end or park at its next checkpoint
             (before its next hub call; at most --drain seconds, 30 by default), hand the parked runs back to the
             queue (another worker resumes them from that checkpoint) and the others back for takeover, then exit 0
-            (SIGTERM), 130 (SIGINT) or 129 (SIGHUP: a worker has no configuration to reload). A second such signal
+            (SIGTERM), 130 (SIGINT), 129 (SIGHUP: a worker has no configuration to reload) or 128 + the signal
+            (SIGUSR1, SIGUSR2, SIGALRM or SIGPWR, whose default would end it at once). A second such signal
             ends the wait: the runs go back at once. SIGPIPE is ignored: a log reader that goes away does not end
             the worker (its lines are lost). A run holding a secret a hub call returned (an ePSKc share) does not park:
             another worker could only cancel it, so it runs on until it ends or the drain does, then takes its

@@ -618,3 +618,21 @@ extension PostgresStoreTests {
         #expect(try Self.runFiles(in: secrets).isEmpty)
     }
 }
+
+extension PostgresStoreTests {
+    @Test("SIGUSR1, whose default would end the worker at once, stops it as SIGTERM does: it says so, marks itself stopped and exits 128 + the signal by itself")
+    func userSignalStopsTheWorker() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = try ChildProcess.launch(["worker", "--store", conninfo, "--worker-id", "usr1"])
+        defer { worker.kill() }
+        _ = try #require(
+            await worker.signal(SIGUSR1, within: .seconds(60)) { (try? store.workers(includingStopped: false))?.contains { $0.workerID == "usr1" } == true },
+            "the worker never registered; it said:\n\(worker.stderr.text)")
+        try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not stop after SIGUSR1")
+        #expect(worker.process.terminationReason == .exit, "SIGUSR1 killed the worker instead of stopping it")
+        #expect(worker.status == 128 + SIGUSR1, "\(worker.stderr.text)")
+        #expect(worker.stderr.text.contains("worker usr1: SIGUSR1 received"), "\(worker.stderr.text)")
+        #expect(try store.workers(includingStopped: true).first { $0.workerID == "usr1" }?.state == .stopped)
+    }
+}
