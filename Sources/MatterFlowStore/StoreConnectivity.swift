@@ -20,11 +20,15 @@ public final class StoreConnectivity: Sendable {
         var lastOutageLostServer = false
         /// When the store was last reached again after being unreachable.
         var foundAt: ContinuousClock.Instant?
-        var listeners: [Int: @Sendable (Bool, String) -> Void] = [:]
+        var listeners: [Int: Listener] = [:]
         var nextListener = 0
     }
 
     private let state = Mutex(State())
+
+    /// Told each line: whether the store is reachable as of it, the line, and for a line saying it is reachable
+    /// again, whether in that outage a connection could not be made (``lastOutageLostServer`` as of that line).
+    typealias Listener = @Sendable (_ reachable: Bool, _ line: String, _ lostServer: Bool) -> Void
 
     /// Nobody listening, the store taken as reachable.
     public init() {}
@@ -32,6 +36,13 @@ public final class StoreConnectivity: Sendable {
     /// Calls `listener` with each line from now on, and whether the store is reachable as of it.
     /// - Returns: What ``stopListening(_:)`` takes.
     public func listen(_ listener: @escaping @Sendable (_ reachable: Bool, _ line: String) -> Void) -> Int {
+        listen { reachable, line, _ in listener(reachable, line) }
+    }
+
+    /// Calls `listener` with each line from now on, whether the store is reachable as of it, and whether the outage a
+    /// line of reaching it again ends could not make connections: read with the line, not after it (another outage
+    /// may have ended meanwhile).
+    func listen(_ listener: @escaping Listener) -> Int {
         state.withLock { state in
             defer { state.nextListener += 1 }
             state.listeners[state.nextListener] = listener
@@ -78,7 +89,7 @@ public final class StoreConnectivity: Sendable {
     func failed(_ message: String, doing what: String, readOnly: Bool = false, serverLost: Bool = false) {
         // An outage that began otherwise (the server went away) and goes on as a server that takes no writes (a
         // standby, until one is promoted) is said again, once, as such.
-        let listeners = state.withLock { state -> [@Sendable (Bool, String) -> Void] in
+        let listeners = state.withLock { state -> [Listener] in
             if serverLost { state.serverLost = true }
             guard state.lostAt == nil || (readOnly && !state.saidReadOnly) else { return [] }
             if state.lostAt == nil { state.lostAt = .now }
@@ -90,7 +101,8 @@ public final class StoreConnectivity: Sendable {
                 false,
                 readOnly
                     ? "the store takes no writes (\(message), \(what)): a standby during a failover, or default_transaction_read_only; reconnecting to a writable server: runs wait where they are"
-                    : "the store cannot be reached (\(message), \(what)); reconnecting: runs wait where they are")
+                    : "the store cannot be reached (\(message), \(what)); reconnecting: runs wait where they are",
+                false)
         }
     }
 
@@ -98,19 +110,19 @@ public final class StoreConnectivity: Sendable {
     /// ran on a connection opened during the outage (`via`: with a conninfo naming several hosts, the one that takes
     /// writes now).
     func reached(via connection: PostgresConnection? = nil) {
-        let (listeners, lost, address) = state.withLock { state -> ([@Sendable (Bool, String) -> Void], Duration?, String?) in
-            guard let lostAt = state.lostAt else { return ([], nil, nil) }
+        let (listeners, lost, address, lostServer) = state.withLock { state -> ([Listener], Duration?, String?, Bool) in
+            guard let lostAt = state.lostAt else { return ([], nil, nil, false) }
             state.lostAt = nil
             state.saidReadOnly = false
             state.lastOutageLostServer = state.serverLost
             state.serverLost = false
             state.foundAt = .now
             let opened = connection.flatMap { $0.openedAt >= lostAt ? $0.server : nil }
-            return (Array(state.listeners.values), .now - lostAt, opened)
+            return (Array(state.listeners.values), .now - lostAt, opened, state.lastOutageLostServer)
         }
         guard let lost else { return }
         let tenths = (lost.secondsValue * 10).rounded() / 10
         let line = "the store is reachable again, after \(tenths) s" + (address.map { ", connected to \($0)" } ?? "")
-        for listener in listeners { listener(true, line) }
+        for listener in listeners { listener(true, line, lostServer) }
     }
 }

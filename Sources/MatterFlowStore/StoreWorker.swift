@@ -209,12 +209,12 @@ public final class StoreWorker: Sendable {
             throw error
         }
         log(.info, "claiming runs from \(store.name)\(store.server.map { " (\($0))" } ?? "") (\(settings))")
-        let listening = store.connectivity.listen { [log = options.log, id = options.workerID, self] reachable, line in
+        let listening = store.connectivity.listen { [log = options.log, id = options.workerID, self] reachable, line, lostServer in
             self.state.withLock { state in
                 // A failover shows as connections that could not be made; an idle connection the server or a pooler
                 // closed, made again at once, does not.
                 if reachable {
-                    if self.store.connectivity.lastOutageLostServer { state.takeovers.troubleSeen(at: .now, outage: true) }
+                    if lostServer { state.takeovers.troubleSeen(at: .now, outage: true) }
                     state.takeovers.answered(at: .now)
                 } else {
                     state.takeovers.troubleSeen(at: .now)

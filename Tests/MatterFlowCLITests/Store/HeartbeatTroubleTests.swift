@@ -65,6 +65,28 @@ import Testing
         #expect(!connectivity.lastOutageLostServer, "each outage on its own")
     }
 
+    @Test("a listener is told with each reachable-again line whether that outage lost the server, as of the line: another outage ending before it looks does not change what it is told")
+    func lostServerTravelsWithTheLine() {
+        let connectivity = StoreConnectivity()
+        let told = Mutex<[(line: String, lostServer: Bool)]>([])
+        _ = connectivity.listen { reachable, line, lostServer in
+            guard reachable else { return }
+            let first = told.withLock { told in
+                told.append((line, lostServer))
+                return told.count == 1
+            }
+            // Another outage, a connection closed and made again to the same server, ends before this listener is done.
+            if first {
+                connectivity.failed("server closed the connection unexpectedly", doing: "heartbeat")
+                connectivity.reached()
+            }
+        }
+        connectivity.failed("connection refused", doing: "claiming runs", serverLost: true)
+        connectivity.reached()
+        #expect(told.withLock { $0.map(\.lostServer) } == [true, false], "the failover's line, then the reconnect's")
+        #expect(!connectivity.lastOutageLostServer, "what the property says by then: the second outage")
+    }
+
     @Test("the store's connectivity tells whether it was lost at some moment since an instant: lost now, or found again since")
     func lostSince() {
         let connectivity = StoreConnectivity()
