@@ -205,6 +205,8 @@ public struct RecoveryOptions: Sendable {
     /// where it waits for an answer or a hub event, as ``RunOptions/pause`` parks a run: a fleet's stopping worker
     /// hands such a run back to be resumed again. Recovery then waits for it until it is released.
     public var pause: RunPause?
+    /// Where a run recovery continues adds its secrets for text no run produced (``RunOptions/sharedSecrets``).
+    public var sharedSecrets: SharedSecrets?
     /// The key the runs' secret digests were made with (``SecretDigestKey``), to check the secrets given again and
     /// to digest a resumed run's secret answers. A journal directory's recovery reads the directory's own key when
     /// this is nil; a ``SinkJournal`` has none but this (a fleet's worker passes its secrets directory's key). A run

@@ -218,6 +218,7 @@ struct RunRecoverer {
         runOptions.observer = options.observer
         runOptions.questionClock = options.questionClock
         runOptions.questionHoldsClock = options.questionHoldsClock
+        runOptions.sharedSecrets = options.sharedSecrets
         // A run on its cancel path is never parked: it is handed back to be settled, not resumed.
         let levels = point.levels + point.elements.flatMap(\.levels)
         if !point.cancel, levels.allSatisfy({ $0.cancelledIn == nil }) { runOptions.pause = options.pause }

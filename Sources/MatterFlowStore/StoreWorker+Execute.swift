@@ -162,6 +162,7 @@ extension StoreWorker {
         }
         runOptions.questionClock = options.questionClock
         runOptions.questionHoldsClock = false
+        runOptions.sharedSecrets = options.sharedSecrets
         let handle: RunHandle
         do {
             handle = try SinkJournal.start(

@@ -147,6 +147,7 @@ extension StoreWorker {
         recovery.wallClock = { [storeClock] in storeClock.now }
         recovery.remoteHub = options.remoteHub
         recovery.handsOnOtherHubsRuns = true
+        recovery.sharedSecrets = options.sharedSecrets
         return recovery
     }
 

@@ -40,6 +40,9 @@ public struct WorkerOptions: Sendable {
     /// and a run another worker started on another hub (or on the simulated home) is not settled here, but handed
     /// back for a worker on its hub (``RemoteHubIdentity``). Nil for the simulated home.
     public var remoteHub: RemoteHubIdentity?
+    /// Where the worker's runs, started or recovered, add their secrets (``SharedSecrets``), so that text no run
+    /// produced can be cleared of them (the CLI's worker clears its hub command's standard error); nil for none.
+    public var sharedSecrets: SharedSecrets?
     /// Told what the worker does, one line per event (the CLI prints them as text or JSON); nil for silence.
     public var log: (@Sendable (WorkerLogLine) -> Void)?
     /// Given what the worker did and holds (``WorkerMetrics``) after every heartbeat, on the heartbeat's thread (keep

@@ -214,4 +214,32 @@ extension SecretRedactionTests {
             #expect(arguments == [["deviceID": .string(shown)]])
         }
     }
+
+    @Test("runs given shared secrets add theirs to them, in every spelling they know: text no run produced (a hub's standard error) is cleared of them, also after the runs ended")
+    func sharedSecretsClearOtherText() async throws {
+        let workflow = try loadWorkflow(#"""
+            {"workflow": "read", "version": 1, "start": "read",
+             "inputs": {"payload": {"type": "onboardingPayload", "required": true, "secret": true}},
+             "states": {
+               "read": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "d1"},
+                        "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+               "done": {"type": "succeed"},
+               "failed": {"type": "fail", "error": "${error}"}
+             }}
+            """#)
+        let shared = SharedSecrets(recentRuns: 2)
+        var options = RunOptions(structureID: "s", clock: ManualClock())
+        options.sharedSecrets = shared
+        for payload in ["MT:Y.K9042C00KA0648G00", "MT:634J0KGB00AJVH7SR00"] {
+            _ = try await WorkflowEngine().run(workflow, inputs: ["payload": .string(payload)], on: ScriptedHub(), options: options)
+        }
+        let line = #"request {"onboardingPayload":"MT:Y.K9042C00KA0648G00"} manual 3497-011-2332 pin 20202021; other MT:634J0KGB00AJVH7SR00"#
+        let redacted = RunOptions.redacted
+        #expect(shared.redacting(line) == #"request {"onboardingPayload":"\#(redacted)"} manual \#(redacted) pin \#(redacted); other \#(redacted)"#)
+        #expect(shared.redacting("nothing secret here") == "nothing secret here")
+        // Of runs that ended, the last `recentRuns` started are kept: a third run's secrets push out the first's.
+        _ = try await WorkflowEngine().run(workflow, inputs: ["payload": .string("MT:-24J0YXE00KA0648G00")], on: ScriptedHub(), options: options)
+        #expect(shared.redacting("MT:-24J0YXE00KA0648G00 MT:634J0KGB00AJVH7SR00") == "\(redacted) \(redacted)")
+        #expect(SharedSecrets(recentRuns: 0).redacting(line) == line, "a shared store no run used holds nothing")
+    }
 }

@@ -50,6 +50,9 @@ public struct RunOptions: Sendable {
     /// none (a caller that only awaits the result: the run then builds no events for the handle at all). The
     /// ``observer`` is told of every event whatever this says.
     public var eventBufferLimit: Int?
+    /// Where the run adds its secrets for text no run produced (``SharedSecrets``: a worker takes them out of its
+    /// hub's standard error); nil: they stay the run's own.
+    public var sharedSecrets: SharedSecrets?
 
     /// Options for a run into `structureID`; by default on real time with the system's random source, a generated run
     /// ID, secrets redacted and no observer.

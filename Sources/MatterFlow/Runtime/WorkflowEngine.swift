@@ -176,7 +176,8 @@ public struct WorkflowEngine: Sendable {
             runID: options.runID ?? "run-" + options.random.hexDigits(12), structureID: options.structureID,
             showSecrets: options.showSecrets, reportsEvents: observed || options.recording != nil,
             recordsCheckpoints: options.checkpoints != nil || options.recording != nil,
-            random: options.random, wallClock: WallClock.reading(options.clock, origin: options.wallClockOrigin))
+            random: options.random, wallClock: WallClock.reading(options.clock, origin: options.wallClockOrigin),
+            sharedSecrets: options.sharedSecrets)
     }
 
     /// The driver of a run from the workflow's start, its inputs resolved (``Workflow/resolveInputs(_:source:)``)

@@ -132,14 +132,16 @@ struct WorkerCommand {
         // From before the hub starts: a signal stops its handshake, or the worker (which then hands its runs back).
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         let hubs: StoreWorker.HubProvider
+        let sharedSecrets = SharedSecrets()
         var remote: ReconnectingHub?
         var remoteIdentity: RemoteHubIdentity?
         if let endpoint {
             let report: @Sendable (String, String) -> Void = { code, message in printer.error(code: code, message, workerID: workerID) }
-            // A command hub's standard error goes into the worker's log, in its format (one JSON object a line).
-            let hubErrors: @Sendable (String) -> Void = { line in
+            // A command hub's standard error goes into the worker's log, in its format (one JSON object a line), with
+            // the secrets of the worker's runs taken out.
+            let hubErrors: @Sendable (String) -> Void = { [sharedSecrets] line in
                 let (level, text) = Self.hubLine(line)
-                printer.print(WorkerLogLine(level: level, workerID: workerID, message: "hub: \(text)"))
+                printer.print(WorkerLogLine(level: level, workerID: workerID, message: "hub: \(sharedSecrets.redacting(text))"))
             }
             guard let connected = await HubOption.connect(endpoint, signals: signals, standardError: hubErrors, report: report) else {
                 signals?.stop()
@@ -177,6 +179,8 @@ struct WorkerCommand {
             secrets: arguments.value("secrets").map(SecretInbox.init(directory:)), exitWhenIdle: arguments.flag("exit-when-idle"),
             drainSeconds: Double(drain), clock: clock, log: { printer.print($0) })
         workerOptions.remoteHub = remoteIdentity
+        // Only a command hub's lines are logged; the simulated home's and a socket hub's are not read.
+        if case .command = endpoint { workerOptions.sharedSecrets = sharedSecrets }
         let metricsFile = arguments.value("metrics-file").map { path in
             MetricsFileWriter(path: path) { message in printer.print(WorkerLogLine(level: .warning, workerID: workerID, message: message)) }
         }

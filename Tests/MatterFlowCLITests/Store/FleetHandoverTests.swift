@@ -407,6 +407,35 @@ extension PostgresStoreTests {
         #expect(objects.contains { $0["message"] as? String == "hub: the radio is slow" && $0["level"] as? String == "warning" }, "a syslog priority is the line's level: \(worker.stderr.text)")
     }
 
+    @Test("worker --hub COMMAND: what the hub writes on its standard error is logged without the secrets of the worker's runs: a hub that echoes its requests does not put an onboarding payload in the log")
+    func hubStandardErrorWithoutSecrets() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let executable = try #require(Executable.path, "the matterflow executable was not found")
+        // A hub being debugged: every request it reads is copied to its standard error.
+        let hub = try directory.write(
+            "#!/bin/sh\ntee /dev/stderr | \"\(executable)\" hub serve --state \"\(directory.file("hub-state"))\"\n", to: "hub.sh")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hub)
+        let secrets = try Self.secretsDirectory(in: directory)
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets,
+             "--structure", HomeDescription.defaultHome.structure.id] + commissionInputs(payload: Payloads.specQR))
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let worker = try ChildProcess.launch(
+            ["worker", "--store", conninfo, "--hub", hub, "--secrets", secrets, "--exit-when-idle", "--worker-id", "w-tee"])
+        defer { worker.kill() }
+        try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not finish")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        let log = worker.stderr.text
+        #expect(log.contains("hub: {") && log.contains("\"commissionDevice\""), "the requests were logged: \(log)")
+        // The payload, its manual code and its passcode, whichever the hub's lines hold.
+        for secret in [Payloads.specQR, "34970112332", "20202021"] {
+            #expect(!log.contains(secret), "\(secret) in the worker's log:\n\(log)")
+        }
+        #expect(log.contains("\"onboardingPayload\":\"\(RunOptions.redacted)\""), "\(log)")
+    }
+
     @Test("worker --hub COMMAND: a hub that cannot start says why before the worker's own error, in the worker's log, also when what says it outlives the hub")
     func hubsLastWordsComeFirst() async throws {
         let conninfo = try TestPostgres.database()

@@ -20,6 +20,7 @@ extension RunMachine {
             throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")
         }
         point.secretValues.forEach(secrets.add)
+        if element == nil { configuration.sharedSecrets?.add(secrets) }
         var restored: [ParentLevel] = []
         var place = place
         var enclosing: (level: Level, state: PlannedState, map: MapProgress?)?

@@ -33,6 +33,8 @@ struct RunMachine: Sendable {
         var random: any RandomSource
         /// Seconds since 1970 now, by the run's clock (a delay until a moment measures from it).
         var wallClock: @Sendable () -> Double = { 0 }
+        /// Where the run's secrets are shared with text no run produced (``RunOptions/sharedSecrets``).
+        var sharedSecrets: SharedSecrets?
     }
 
     let configuration: Configuration
@@ -97,6 +99,7 @@ struct RunMachine: Sendable {
     ) {
         self.configuration = configuration
         self.secrets = secrets
+        configuration.sharedSecrets?.add(secrets)
         let model = place.model
         workflowName = model.name
         for name in model.secretInputs { inputs[name].map(secrets.add) }
