@@ -15,7 +15,7 @@ import Synchronization
 final class LeaseConfirmations: Sendable {
     private let held = Mutex<[String: ContinuousClock.Instant]>([:])
     /// How many confirmations were sent since the worker started.
-    private let sent = Mutex(0)
+    private let sent = Atomic(0)
     /// How old a confirmation may be before a call asks the store again: half the lease. Heartbeats renew every
     /// third of a lease, so a worker that is not paused or cut off asks only when a heartbeat was slow.
     let limit: Duration
@@ -48,10 +48,10 @@ final class LeaseConfirmations: Sendable {
     }
 
     /// A confirmation is being sent.
-    func sending() { sent.withLock { $0 += 1 } }
+    func sending() { sent.add(1, ordering: .relaxed) }
 
     /// The confirmations sent since the worker started: none while heartbeats keep up and the worker is not paused.
-    var sentCount: Int { sent.withLock { $0 } }
+    var sentCount: Int { sent.load(ordering: .relaxed) }
 
     /// The run ended here: nothing of it calls any more.
     func forget(_ runID: String) {

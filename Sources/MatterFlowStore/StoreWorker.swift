@@ -363,7 +363,7 @@ public final class StoreWorker: Sendable {
         heartbeat.stop()
         reportMetrics()
         return state.withLock { state in
-            withCommitStatistics(&state.summary)
+            fillCounts(in: &state.summary)
             return state.summary
         }
     }
@@ -384,9 +384,9 @@ public final class StoreWorker: Sendable {
         }
     }
 
-    /// `summary` with the committer's counts (records and transactions written, what a store reached again had lost)
-    /// and the lease confirmations sent.
-    private func withCommitStatistics(_ summary: inout WorkerSummary) {
+    /// Sets in `summary` the counts kept outside the worker's state: the committer's (records and transactions
+    /// written, what a store reached again had lost) and the lease confirmations sent.
+    private func fillCounts(in summary: inout WorkerSummary) {
         let written = committer.statistics
         let lost = committer.lossStatistics
         summary.records = written.records
@@ -401,7 +401,7 @@ public final class StoreWorker: Sendable {
         guard let report = options.metrics else { return }
         let metrics = state.withLock { state in
             var summary = state.summary
-            withCommitStatistics(&summary)
+            fillCounts(in: &summary)
             return WorkerMetrics(
                 workerID: options.workerID, startedAt: startedAt, summary: summary, active: state.active.count,
                 waiting: state.waiting.count, claimedAhead: state.claimedAhead.count, storeReachable: store.connectivity.isReachable,
