@@ -189,18 +189,23 @@ extension SecretRedactionTests {
 }
 
 extension SecretRedactionTests {
-    @Test("a secret input passed in an argument that is not secret is redacted from the call's report, unless shown")
-    func secretInAnotherArgumentOfAReportedCall() async throws {
-        let workflow = try loadWorkflow(#"""
+    /// A workflow with one required secret input, `name` of `type`, that reads a device's information with `deviceID`.
+    func readingWorkflow(secretInput name: String, type: String, deviceID: String) throws -> Workflow {
+        try loadWorkflow(#"""
             {"workflow": "read", "version": 1, "start": "read",
-             "inputs": {"token": {"type": "string", "required": true, "secret": true}},
+             "inputs": {"\#(name)": {"type": "\#(type)", "required": true, "secret": true}},
              "states": {
-               "read": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "device ${input.token}"},
+               "read": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "\#(deviceID)"},
                         "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
                "done": {"type": "succeed"},
                "failed": {"type": "fail", "error": "${error}"}
              }}
             """#)
+    }
+
+    @Test("a secret input passed in an argument that is not secret is redacted from the call's report, unless shown")
+    func secretInAnotherArgumentOfAReportedCall() async throws {
+        let workflow = try readingWorkflow(secretInput: "token", type: "string", deviceID: "device ${input.token}")
         for showSecrets in [false, true] {
             let log = EventLog()
             _ = try await WorkflowEngine().run(
@@ -217,16 +222,7 @@ extension SecretRedactionTests {
 
     @Test("runs given shared secrets add theirs to them, in every spelling they know: text no run produced (a hub's standard error) is cleared of them, also after the runs ended")
     func sharedSecretsClearOtherText() async throws {
-        let workflow = try loadWorkflow(#"""
-            {"workflow": "read", "version": 1, "start": "read",
-             "inputs": {"payload": {"type": "onboardingPayload", "required": true, "secret": true}},
-             "states": {
-               "read": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "d1"},
-                        "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
-               "done": {"type": "succeed"},
-               "failed": {"type": "fail", "error": "${error}"}
-             }}
-            """#)
+        let workflow = try readingWorkflow(secretInput: "payload", type: "onboardingPayload", deviceID: "d1")
         let shared = SharedSecrets(recentRuns: 2)
         var options = RunOptions(structureID: "s", clock: ManualClock())
         options.sharedSecrets = shared

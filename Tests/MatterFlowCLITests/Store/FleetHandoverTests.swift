@@ -380,21 +380,28 @@ extension PostgresStoreTests {
         #expect(saved.activeSession == nil)
     }
 
+    /// A hub command that runs `before` (shell) and then `matterflow hub serve` as `serving` says (`exec SERVE`,
+    /// `tee /dev/stderr | SERVE`), and a commissioning submitted for the default home: the hub and secrets directory.
+    func hubScriptAndCommission(conninfo: String, in directory: TemporaryDirectory, before: String = "", serving: String) async throws -> (hub: String, secrets: String) {
+        let executable = try #require(Executable.path, "the matterflow executable was not found")
+        let serve = "\"\(executable)\" hub serve --state \"\(directory.file("hub-state"))\""
+        let hub = try directory.write("#!/bin/sh\n\(before)" + serving.replacingOccurrences(of: "SERVE", with: serve) + "\n", to: "hub.sh")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hub)
+        let secrets = try Self.secretsDirectory(in: directory)
+        let submitted = await matterflow(
+            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets,
+             "--structure", HomeDescription.defaultHome.structure.id] + commissionInputs(payload: Payloads.specQR))
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        return (hub, secrets)
+    }
+
     @Test("worker --hub COMMAND: what the hub writes on its standard error goes into the worker's log, in its format: with --log-format json every line is one JSON object")
     func hubStandardErrorInTheWorkersLog() async throws {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let executable = try #require(Executable.path, "the matterflow executable was not found")
-        let hub = try directory.write(
-            "#!/bin/sh\necho 'hub starting up' >&2\necho '<4>the radio is slow' >&2\nexec \"\(executable)\" hub serve --state \"\(directory.file("hub-state"))\"\n",
-            to: "hub.sh")
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hub)
-        let secrets = try Self.secretsDirectory(in: directory)
-        let submitted = await matterflow(
-            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets,
-             "--structure", HomeDescription.defaultHome.structure.id] + commissionInputs())
-        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let (hub, secrets) = try await hubScriptAndCommission(
+            conninfo: conninfo, in: directory, before: "echo 'hub starting up' >&2\necho '<4>the radio is slow' >&2\n", serving: "exec SERVE")
         let worker = try ChildProcess.launch(
             ["worker", "--store", conninfo, "--hub", hub, "--secrets", secrets, "--exit-when-idle", "--worker-id", "w-hub", "--log-format", "json"])
         defer { worker.kill() }
@@ -412,16 +419,8 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let executable = try #require(Executable.path, "the matterflow executable was not found")
         // A hub being debugged: every request it reads is copied to its standard error.
-        let hub = try directory.write(
-            "#!/bin/sh\ntee /dev/stderr | \"\(executable)\" hub serve --state \"\(directory.file("hub-state"))\"\n", to: "hub.sh")
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hub)
-        let secrets = try Self.secretsDirectory(in: directory)
-        let submitted = await matterflow(
-            ["submit", Repository.workflow("commission-device"), "--store", conninfo, "--secrets", secrets,
-             "--structure", HomeDescription.defaultHome.structure.id] + commissionInputs(payload: Payloads.specQR))
-        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let (hub, secrets) = try await hubScriptAndCommission(conninfo: conninfo, in: directory, serving: "tee /dev/stderr | SERVE")
         let worker = try ChildProcess.launch(
             ["worker", "--store", conninfo, "--hub", hub, "--secrets", secrets, "--exit-when-idle", "--worker-id", "w-tee"])
         defer { worker.kill() }
