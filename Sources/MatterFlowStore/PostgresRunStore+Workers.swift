@@ -101,17 +101,23 @@ extension PostgresRunStore {
         try execute("/*NO LOAD BALANCE*/ SELECT pg_is_in_recovery()", doing: "asking whether the server is a standby").rows.first?.first == "t"
     }
 
-    /// Why the server read takes no writes, or nil when it takes them: `a standby (in recovery)`, or `a primary with
-    /// default_transaction_read_only on` (as some fence an old primary). A conninfo reaches either only when it (or
-    /// `PGTARGETSESSIONATTRS`, or a service file) asks for any server. `retrying` false: asked once, a broken
+    /// Why the server read takes no writes, or nil when it takes them. A conninfo reaches such a server only when it
+    /// (or `PGTARGETSESSIONATTRS`, or a service file) asks for any server. `retrying` false: asked once, a broken
     /// connection thrown at once (for a caller that waits out outages on its own terms).
-    public func writeRefusal(retrying: Bool = true) throws(StoreError) -> String? {
+    ///
+    /// `serverWide` false asks about this store's own sessions, as a worker must (its role or conninfo may be the
+    /// one set read-only); true asks about every client's, as a fleet's probe does: a read-only default set for the
+    /// server or the database counts, one set for the probe's own role or connection (a monitoring role kept
+    /// read-only) does not.
+    public func writeRefusal(serverWide: Bool = false, retrying: Bool = true) throws(StoreError) -> WriteRefusal? {
+        let readOnly = serverWide
+            ? "coalesce((SELECT setting = 'on' AND source NOT IN ('user', 'database user', 'client', 'session', 'interactive', 'override') FROM pg_settings WHERE name = 'default_transaction_read_only'), false)"
+            : "current_setting('transaction_read_only') = 'on'"
         let row = try execute(
-            "/*NO LOAD BALANCE*/ SELECT pg_is_in_recovery(), current_setting('transaction_read_only')",
-            doing: "asking whether the server takes writes", retrying: retrying
+            "/*NO LOAD BALANCE*/ SELECT pg_is_in_recovery(), \(readOnly)", doing: "asking whether the server takes writes", retrying: retrying
         ).rows.first
-        if row?.first == "t" { return "a standby (in recovery)" }
-        if row?.last == "on" { return "a primary with default_transaction_read_only on" }
+        if row?.first == "t" { return .standby }
+        if row?.last == "t" { return .readOnlyDefault }
         return nil
     }
 
@@ -119,5 +125,21 @@ extension PostgresRunStore {
     public func queuedRuns() throws(StoreError) -> Int {
         let rows = try execute("SELECT count(*) FROM matterflow_runs WHERE status = 'queued'", doing: "counting the queued runs")
         return rows.rows.first?.first.flatMap { $0.flatMap { Int($0) } } ?? 0
+    }
+}
+
+/// Why a server takes no writes (``PostgresRunStore/writeRefusal(serverWide:retrying:)``).
+public enum WriteRefusal: Sendable, Hashable, CustomStringConvertible {
+    /// A standby, in recovery: a failover may promote it.
+    case standby
+    /// A primary with `default_transaction_read_only` on, as some fence an old primary or hold writes for maintenance.
+    case readOnlyDefault
+
+    /// What the server is, for messages: `a standby (in recovery)`, `a primary with default_transaction_read_only on`.
+    public var description: String {
+        switch self {
+        case .standby: "a standby (in recovery)"
+        case .readOnlyDefault: "a primary with default_transaction_read_only on"
+        }
     }
 }

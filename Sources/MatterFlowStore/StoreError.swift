@@ -104,7 +104,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What to do about a server that takes no writes.
     public static let readOnlyServer =
         "the server takes no writes: a standby (a failover may be under way), or a primary with default_transaction_read_only "
-        + "on; MatterFlow asks for a writable server (target_session_attrs=read-write) unless --store, PGTARGETSESSIONATTRS or "
+        + "on; " + readOnlyAdvice
+
+    /// What to do about a server known to take no writes: how MatterFlow finds a writable one.
+    public static let readOnlyAdvice =
+        "MatterFlow asks for a writable server (target_session_attrs=read-write) unless --store, PGTARGETSESSIONATTRS or "
         + "a service file says otherwise: name the primary, or every host of the cluster (host=a,b)"
 
     /// A PostgreSQL failure while doing something, as a store error.

@@ -17,7 +17,7 @@ struct FleetHealth {
     /// How many runs are queued.
     var queued = 0
     /// Why the server read takes no writes (``PostgresRunStore/writeRefusal(retrying:)``), nil when it takes them.
-    var writeRefusal: String?
+    var writeRefusal: WriteRefusal?
     /// Why the store could not be read, when it could not: the only problem then.
     var unanswered: String?
 
@@ -44,8 +44,8 @@ struct FleetHealth {
         if let unanswered { return [unanswered] }
         var found: [String] = []
         if let writeRefusal {
-            let lag = writeRefusal.hasPrefix("a standby") ? ", and what it says of the workers may lag the primary's" : ""
-            found.append("the server read is \(writeRefusal): no worker can use it\(lag); " + StoreError.readOnlyServer)
+            let lag = writeRefusal == .standby ? ", and what it says of the workers may lag the primary's" : ""
+            found.append("the server read is \(writeRefusal), which takes no writes: no worker can use it\(lag); " + StoreError.readOnlyAdvice)
         }
         let count = running.count
         if count < minimumRunning {

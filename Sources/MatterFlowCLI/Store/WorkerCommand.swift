@@ -251,7 +251,7 @@ extension WorkerCommand {
                 // A standby or a read-only primary (reached with target_session_attrs=any) takes no writes: waited for
                 // like a server down, as a failover promotes one, asked once so that --wait-for-store bounds the wait.
                 if let refusal = try store.writeRefusal(retrying: false) {
-                    throw StoreError(.storeUnavailable, "the server reached is \(refusal): \(StoreError.readOnlyServer)")
+                    throw StoreError(.storeUnavailable, "the server reached is \(refusal), which takes no writes; \(StoreError.readOnlyAdvice)")
                 }
                 if said { printer.print(WorkerLogLine(level: .info, workerID: nil, message: "the store is reachable and migrated; starting")) }
                 return store

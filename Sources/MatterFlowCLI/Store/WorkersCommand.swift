@@ -58,13 +58,13 @@ struct WorkersCommand {
         let workers: [StoredWorker]
         let storeSchema: Int
         let queued: Int
-        let writeRefusal: String?
+        let writeRefusal: WriteRefusal?
         do {
             let store = try StoreOption.probe(location, command: Self.spec.name)
             workers = try store.workers(includingStopped: arguments.flag("all") || check)
             storeSchema = check ? try store.schemaVersion() : StoreMigrations.latest
             queued = check ? try store.queuedRuns() : 0
-            writeRefusal = check ? try store.writeRefusal() : nil
+            writeRefusal = check ? try store.writeRefusal(serverWide: true) : nil
         } catch {
             if check, error.code == .storeLocked {
                 return report(FleetHealth.unanswered(within: StoreOption.probeLockWaitSeconds))

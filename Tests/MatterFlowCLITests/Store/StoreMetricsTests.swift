@@ -39,16 +39,24 @@ import Testing
         #expect(check.code == 1, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.split(separator: "\n").map(String.init) == [
             "1 problem: 1 worker running",
-            "problem: the server read is a standby (in recovery): no worker can use it, and what it says of the workers may lag the primary's; \(StoreError.readOnlyServer)",
+            "problem: the server read is a standby (in recovery), which takes no writes: no worker can use it, and what it says of the workers may lag the primary's; \(StoreError.readOnlyAdvice)",
         ])
-        // A primary fenced with default_transaction_read_only, reached with target_session_attrs=any: no worker can
+        // A probe whose own role or connection is kept read-only (as monitoring roles often are) reads a healthy fleet.
+        let readOnlyProbe = conninfo + " target_session_attrs=any options='-c default_transaction_read_only=on'"
+        let probed = await matterflow(["workers", "--check", "--store", readOnlyProbe])
+        #expect(probed.code == 0, "\(probed.stdout)\(probed.stderr)")
+        // A database fenced with default_transaction_read_only, reached with target_session_attrs=any: no worker can
         // write there either.
-        let fenced = conninfo + " target_session_attrs=any options='-c default_transaction_read_only=on'"
-        let fencedCheck = await matterflow(["workers", "--check", "--store", fenced])
+        let name = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }).dropFirst("dbname=".count)
+        let admin = try PostgresConnection(try TestPostgres.server())
+        defer { admin.close() }
+        try admin.execute("ALTER DATABASE \(name) SET default_transaction_read_only = on")
+        let fencedCheck = await matterflow(["workers", "--check", "--store", conninfo + " target_session_attrs=any"])
+        try admin.execute("ALTER DATABASE \(name) RESET default_transaction_read_only")
         #expect(fencedCheck.code == 1, "\(fencedCheck.stdout)\(fencedCheck.stderr)")
         #expect(fencedCheck.stdout.split(separator: "\n").map(String.init) == [
             "1 problem: 1 worker running",
-            "problem: the server read is a primary with default_transaction_read_only on: no worker can use it; \(StoreError.readOnlyServer)",
+            "problem: the server read is a primary with default_transaction_read_only on, which takes no writes: no worker can use it; \(StoreError.readOnlyAdvice)",
         ])
     }
 

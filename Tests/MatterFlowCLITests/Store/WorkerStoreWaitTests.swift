@@ -48,7 +48,7 @@ struct WorkerStoreWaitTests {
         let started = ContinuousClock.now
         let impatient = await matterflow(["worker", "--store", standby, "--exit-when-idle", "--worker-id", "w-standby"])
         #expect(impatient.code == 2, "\(impatient.stderr)")
-        #expect(impatient.stderr.contains("error[storeUnavailable]: the server reached is a standby (in recovery): the server takes no writes"), "\(impatient.stderr)")
+        #expect(impatient.stderr.contains("error[storeUnavailable]: the server reached is a standby (in recovery), which takes no writes; MatterFlow asks for a writable server"), "\(impatient.stderr)")
         let waiting = await matterflow(["worker", "--store", standby, "--exit-when-idle", "--worker-id", "w-standby", "--wait-for-store", "2"])
         #expect(waiting.code == 2, "\(waiting.stderr)")
         #expect(waiting.stderr.contains("waiting up to 2 s for it (--wait-for-store)"), "\(waiting.stderr)")
@@ -66,7 +66,7 @@ struct WorkerStoreWaitTests {
         let impatient = await matterflow(["worker", "--store", fenced, "--exit-when-idle", "--worker-id", "w-fenced"])
         #expect(impatient.code == 2, "\(impatient.stderr)")
         #expect(
-            impatient.stderr.contains("error[storeUnavailable]: the server reached is a primary with default_transaction_read_only on: the server takes no writes"),
+            impatient.stderr.contains("error[storeUnavailable]: the server reached is a primary with default_transaction_read_only on, which takes no writes; MatterFlow asks for a writable server"),
             "\(impatient.stderr)")
         let waiting = await matterflow(["worker", "--store", fenced, "--exit-when-idle", "--worker-id", "w-fenced", "--wait-for-store", "2"])
         #expect(waiting.code == 2, "\(waiting.stderr)")
