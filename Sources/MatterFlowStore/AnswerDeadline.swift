@@ -16,9 +16,11 @@ import Darwin
 /// when the answer is late: the blocked call returns at once, the connection is closed, and the command fails
 /// ``PostgresError/Code/noAnswer``.
 ///
-/// The socket is shut down only while the command that armed the deadline is still under way (``arm(socket:)`` and
-/// ``disarm(_:)`` share one lock with the timer's check), so a descriptor the connection no longer owns is never
-/// touched.
+/// What is shut down is a duplicate of the connection's socket, made when the command is sent and closed when it
+/// ends: libpq may close its own descriptor inside the call (a connection that broke), and that number may be
+/// another file's by the time the timer fires; the duplicate is the deadline's until it is closed. And it is shut
+/// down only while the command that armed the deadline is under way (``arm(socket:)`` and ``disarm(_:)`` share one
+/// lock with the timer's check).
 final class AnswerDeadline: Sendable {
     /// The longest wait for one command's answer.
     let limit: Duration
@@ -27,6 +29,8 @@ final class AnswerDeadline: Sendable {
 
     private struct Armed {
         var command: UInt64
+        /// A duplicate of the connection's socket, closed at ``disarm(_:)``; -1 when none could be made (no
+        /// descriptor free), which leaves the command without a deadline.
         var socket: Int32
     }
 
@@ -54,9 +58,10 @@ final class AnswerDeadline: Sendable {
 
     /// Starts the wait for the answer to a command about to be sent on `socket`; returns the command's token.
     func arm(socket: Int32) -> UInt64 {
+        let duplicate = socket >= 0 ? fcntl(socket, F_DUPFD_CLOEXEC, 0) : -1
         let command = state.withLock { state in
             state.nextCommand += 1
-            state.armed = Armed(command: state.nextCommand, socket: socket)
+            state.armed = Armed(command: state.nextCommand, socket: duplicate)
             return state.nextCommand
         }
         schedule(limit) { [weak self] in self?.expire(command) }
@@ -66,7 +71,10 @@ final class AnswerDeadline: Sendable {
     /// Ends the wait for `command`'s answer; true when the deadline passed first (the socket was shut down).
     func disarm(_ command: UInt64) -> Bool {
         state.withLock { state in
-            if state.armed?.command == command { state.armed = nil }
+            if let armed = state.armed, armed.command == command {
+                if armed.socket >= 0 { close(armed.socket) }
+                state.armed = nil
+            }
             return state.expired.remove(command) != nil
         }
     }
@@ -75,9 +83,9 @@ final class AnswerDeadline: Sendable {
     /// wait for the answer with an error.
     private func expire(_ command: UInt64) {
         state.withLock { state in
-            guard let armed = state.armed, armed.command == command else { return }
+            guard let armed = state.armed, armed.command == command, armed.socket >= 0 else { return }
             state.expired.insert(command)
-            state.armed = nil
+            // Kept armed, so that disarm closes the duplicate.
             _ = shutdown(armed.socket, Int32(SHUT_RDWR))
         }
     }

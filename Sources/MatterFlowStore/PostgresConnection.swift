@@ -497,9 +497,9 @@ public final class PostgresConnection: Sendable {
         return .failure(
             PostgresError(
                 .noAnswer,
-                "\(target) did not answer within \(deadline.shown): a connection pooler before the server holding statements "
-                    + "(pgbouncer's PAUSE, or a pool with no server connection free), or a server stopped or overloaded; "
-                    + "the connection was closed"))
+                "\(target) did not answer within \(deadline.shown): a statement running that long, a connection pooler before "
+                    + "the server holding statements (pgbouncer's PAUSE, or a pool with no server connection free), or a server "
+                    + "stopped or overloaded; the connection was closed"))
     }
 
     /// Starts listening on a channel (`LISTEN "channel"`; the name is quoted as an identifier).

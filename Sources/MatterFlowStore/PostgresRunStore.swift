@@ -33,9 +33,12 @@ public final class PostgresRunStore: RunStore {
     /// How long each command waits for the server's answer (nil: as long as it takes).
     public let answerWithin: Duration?
     private let connection: Mutex<PostgresConnection?>
-    /// The `lock_timeout` every connection of the store sets when it opens (``boundLockWaits(seconds:)``); nil: the
+    /// The settings every connection of the store makes when it opens, by name: `lock_timeout`
+    /// (``boundLockWaits(seconds:)``) and `statement_timeout` (``boundStatements(seconds:)``); those not set are the
     /// server's.
-    private let lockTimeout = Mutex<String?>(nil)
+    private let sessionSettings = Mutex<[(name: String, value: String)]>([])
+    /// The bound ``boundStatements(seconds:)`` set, for the message of a statement it cancelled.
+    private let statementBound = Mutex<Double?>(nil)
     /// Whether the store can be reached, as this store's commands (and a worker's group commit) find it.
     public let connectivity = StoreConnectivity()
 
@@ -110,9 +113,25 @@ public final class PostgresRunStore: RunStore {
     /// also on connections opened again): a command that waited so long fails `storeLocked` at once, rather than
     /// blocking as long as the lock is held. For a monitoring probe, which must answer.
     public func boundLockWaits(seconds: Double) throws(StoreError) {
-        let timeout = "\(Int(seconds * 1000))ms"
-        lockTimeout.withLock { $0 = timeout }
-        try execute("SELECT set_config('lock_timeout', $1, false)", [timeout], doing: "bounding the store's lock waits")
+        try keep("lock_timeout", "\(Int(seconds * 1000))ms", doing: "bounding the store's lock waits")
+    }
+
+    /// Bounds how long the server runs each later statement (`statement_timeout`, also on connections opened again): a
+    /// statement that ran so long is cancelled by the server, and the command fails `storeUnavailable` at once, saying
+    /// so. For a monitoring probe, whose statement would otherwise go on running on the server after the probe gave
+    /// up waiting for it (``init(conninfo:requireSchema:asClient:applicationName:startupWait:answerWithin:)``).
+    public func boundStatements(seconds: Double) throws(StoreError) {
+        statementBound.withLock { $0 = seconds }
+        try keep("statement_timeout", "\(Int(seconds * 1000))ms", doing: "bounding the store's statements")
+    }
+
+    /// Sets `name` to `value` for the session, now and on every connection opened later.
+    private func keep(_ name: String, _ value: String, doing what: String) throws(StoreError) {
+        sessionSettings.withLock { settings in
+            settings.removeAll { $0.name == name }
+            settings.append((name, value))
+        }
+        try execute("SELECT set_config($1, $2, false)", [name, value], doing: what)
     }
 
     /// How long opening a store waits for a server that is starting up, shutting down or recovering (it refuses
@@ -171,7 +190,7 @@ public final class PostgresRunStore: RunStore {
                     if held == nil || held?.isOpen == false {
                         let opened = try PostgresConnection(conninfo, applicationName: applicationName, answerWithin: answerWithin)
                         connectivity.connected(opened)
-                        if let timeout = lockTimeout.withLock({ $0 }) { try opened.execute("SELECT set_config('lock_timeout', $1, false)", [timeout]) }
+                        for setting in sessionSettings.withLock({ $0 }) { try opened.execute("SELECT set_config($1, $2, false)", [setting.name, setting.value]) }
                         held = opened
                     }
                     guard let open = held else { return .failure(PostgresError(.connectionLost, "no connection")) }
@@ -193,6 +212,12 @@ public final class PostgresRunStore: RunStore {
             // The limit is read at each failure: one lowered meanwhile (a worker that began to stop) counts at once.
             case .failure(let error) where !error.isTransient || ContinuousClock.now >= started + (retrying ? retryingFor ?? retryLimit : .zero):
                 if error.isOutage { connectivity.failed(error.message, doing: what, readOnly: error.isReadOnlyOutage, serverLost: error.serverLost) }
+                if error.isCancelled, let bound = statementBound.withLock({ $0 }) {
+                    throw StoreError(
+                        .storeUnavailable,
+                        "\(what): the statement ran longer than \(NumberRange.format(bound)) s, and the server cancelled it (\(error.message)); "
+                            + "a store this slow to answer is under load, or its tables need VACUUM or ANALYZE (docs/store.md, Maintenance)")
+                }
                 throw StoreError.from(error, doing: what)
             case .failure(let error):
                 if error.isOutage { connectivity.failed(error.message, doing: what, readOnly: error.isReadOnlyOutage, serverLost: error.serverLost) }

@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowStore
 
 /// `--store URL` on the commands that work with a run store: `postgres://...` or a libpq conninfo for PostgreSQL,
@@ -61,11 +62,15 @@ enum StoreOption {
 
     /// The PostgreSQL store at `location` opened for a monitoring probe (`store metrics`, `workers`): it waits
     /// ``probeStartupWait`` for a server starting up, each later statement ``probeLockWaitSeconds`` for a lock and
-    /// `answerWithin` (``probeAnswerWait``) for an answer, and its connection is named `matterflow COMMAND`.
+    /// `answerWithin` (``probeAnswerWait``) for each answer, the server running it at most 80% of that, and its
+    /// connection is named `matterflow COMMAND`.
     static func probe(_ location: String, command: String, answerWithin: Duration = probeAnswerWait) throws(StoreError) -> PostgresRunStore {
         let store = try PostgresRunStore(
             conninfo: location, asClient: true, applicationName: "matterflow \(command)", startupWait: probeStartupWait, answerWithin: answerWithin)
         try store.boundLockWaits(seconds: probeLockWaitSeconds)
+        // The server cancels a statement running past most of the wait, so that one the probe gave up on does not go
+        // on running there, and the failure says it was slow.
+        try store.boundStatements(seconds: answerWithin.secondsValue * 0.8)
         return store
     }
 

@@ -18,7 +18,7 @@ extension PostgresStoreTests {
         defer { server.remove() }
 
         // The connection's own statement: its server process is stopped, as a pooler holding statements looks.
-        let connection = try PostgresConnection(server.conninfo, answerWithin: .milliseconds(300))
+        let connection = try PostgresConnection(server.conninfo, answerWithin: .seconds(2))
         let backend = try #require(Self.backend(try connection.execute("SELECT pg_backend_pid()")))
         kill(backend, SIGSTOP)
         let stopped = ContinuousClock.now
@@ -38,7 +38,7 @@ extension PostgresStoreTests {
         #expect(!failure.isTransient && failure.isOutage, "given up, not tried again; an outage to whoever watches the store")
 
         // The probe's store (what `store metrics` and `workers` open): its command fails at once, as unavailable.
-        let probe = try StoreOption.probe(server.conninfo, command: "store metrics", answerWithin: .milliseconds(300))
+        let probe = try StoreOption.probe(server.conninfo, command: "store metrics", answerWithin: .seconds(2))
         let probeBackend = try #require(Self.backend(try probe.execute("SELECT pg_backend_pid()", doing: "test")))
         kill(probeBackend, SIGSTOP)
         let probed = ContinuousClock.now
@@ -48,13 +48,32 @@ extension PostgresStoreTests {
             Issue.record("the probe read metrics from a server that does not answer")
         } catch {
             #expect(error.code == .storeUnavailable, "\(error)")
-            #expect(error.message.contains("did not answer within 0.3 s") && error.message.contains("pgbouncer"), "\(error.message)")
+            #expect(error.message.contains("did not answer within 2 s") && error.message.contains("pgbouncer"), "\(error.message)")
             #expect(!error.message.contains("password"), "\(error.message)")
         }
         #expect(ContinuousClock.now - probed < .seconds(20), "not tried again for the store's reconnect limit (30 s)")
         // Once the server answers again, the next command opens a new connection.
         #expect(try probe.schemaVersion() == StoreMigrations.latest)
         #expect(StoreOption.probe(server.conninfo, command: "workers") { $0.answerWithin } == StoreOption.probeAnswerWait)
+    }
+
+    @Test("a probe's statement that runs past most of its answer wait is cancelled by the server, not left running there: the probe says it was slow, and its next statement runs on a connection made again with the same bounds")
+    func probeStatementsAreBoundOnTheServer() throws {
+        let conninfo = try TestPostgres.database()
+        let probe = try StoreOption.probe(conninfo, command: "store metrics", answerWithin: .seconds(2))
+        let started = ContinuousClock.now
+        do {
+            try probe.execute("SELECT pg_sleep(30)", doing: "reading the store's figures")
+            Issue.record("a 30 s statement ran to its end")
+        } catch {
+            #expect(error.code == .storeUnavailable, "\(error)")
+            #expect(error.message.hasPrefix("reading the store's figures: the statement ran longer than 1.6 s, and the server cancelled it"), "\(error.message)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(try probe.execute("SHOW statement_timeout", doing: "test").rows == [["1600ms"]])
+        // Made again, a connection keeps the bound.
+        _ = try? probe.execute("SELECT pg_terminate_backend(pg_backend_pid())", doing: "test", retrying: false)
+        #expect(try probe.execute("SHOW statement_timeout", doing: "test").rows == [["1600ms"]])
     }
 
     @Test("a deadline whose time comes after the command was answered does nothing: the connection stays open and usable")
