@@ -17,7 +17,8 @@ public enum ExitCode {
     public static let stillRunning: Int32 = 3
     /// The command line itself is wrong.
     public static let usage: Int32 = 64
-    /// Interrupted by SIGINT (after the cancel path ran); SIGTERM and SIGHUP give 128 + their numbers, 143 and 129.
+    /// Interrupted by SIGINT (after the cancel path ran); SIGTERM, SIGHUP and the other routed signals
+    /// (``InterruptSignals/handled``) give 128 + their numbers: 143, 129, ....
     public static let interrupted: Int32 = 130
 }
 

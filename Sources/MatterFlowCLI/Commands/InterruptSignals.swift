@@ -2,17 +2,28 @@ import Foundation
 import MatterFlow
 import Synchronization
 
-/// Routes SIGINT, SIGTERM and SIGHUP, and the other signals whose default action ends a process without a core dump
-/// (SIGUSR1, SIGUSR2, SIGALRM, and on Linux SIGPWR, which some container managers send to stop), to a cancel
-/// instead of letting them end the process, so a run takes its cancel path (releasing its session, journaling it)
-/// before the command exits with the signal's conventional code, 128 + its number: 130 for SIGINT, 143 for SIGTERM,
-/// 129 for SIGHUP, 138 for SIGUSR1 (on Linux). SIGQUIT keeps its default (a core dump, asked for to debug).
+/// Routes SIGINT, SIGTERM and SIGHUP, and the signals a person or a program most often sends that would end the
+/// process at once by default (SIGUSR1, SIGUSR2, SIGALRM, and on Linux SIGPWR, which LXC sends to stop a
+/// container), to a cancel instead of letting them end the process, so a run takes its cancel path (releasing its
+/// session, journaling it) before the command exits with the signal's conventional code, 128 + its number: 130 for
+/// SIGINT, 143 for SIGTERM, 129 for SIGHUP, 138 for SIGUSR1 (on Linux). SIGQUIT keeps its default (a core dump,
+/// asked for to debug); SIGPROF, SIGVTALRM, SIGIO and the real-time signals keep theirs (profilers use them). One
+/// of the four that the process was started with ignored (`trap '' USR1` in the parent) stays ignored.
 ///
 /// Routing starts before a run does, so a signal at any moment of the run is caught: one that arrives before
 /// the run's handle is known cancels the run as soon as it starts. `hub serve` routes SIGINT and SIGTERM only, and
 /// waits for the first (``firstSignal()``).
 final class InterruptSignals: Sendable {
     /// The signals that take the cancel path by default.
+    /// The signals routed unless the process was started with them ignored.
+    static let unlessIgnored: [Int32] = {
+        #if os(Linux)
+            [SIGUSR1, SIGUSR2, SIGALRM, SIGPWR]
+        #else
+            [SIGUSR1, SIGUSR2, SIGALRM]
+        #endif
+    }()
+
     static let handled: [Int32] = {
         #if os(Linux)
             [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGPWR]
@@ -45,11 +56,25 @@ final class InterruptSignals: Sendable {
                 routing.previous.append((signo, previous))
             }
         }
+        let previous = routing.withLock { $0.previous }
+        let routed = signals.filter { signo in
+            !Self.unlessIgnored.contains(signo) || !(previous.first { $0.0 == signo }.map { Self.isIgnored($0.1) } ?? false)
+        }
         SignalRelay.shared.listen(ObjectIdentifier(self)) { [weak self] signo in
-            guard signals.contains(signo) else { return }
+            guard routed.contains(signo) else { return }
             self?.received(signo)
         }
-        SignalRelay.shared.relay(signals)
+        SignalRelay.shared.relay(routed)
+    }
+
+    /// Whether a disposition is "ignore" (`SIG_IGN`).
+    private static func isIgnored(_ disposition: sigaction) -> Bool {
+        #if os(Linux)
+            guard disposition.sa_flags & Int32(SA_SIGINFO) == 0, let handler = disposition.__sigaction_handler.sa_handler else { return false }
+        #else
+            guard disposition.sa_flags & Int32(SA_SIGINFO) == 0, let handler = disposition.__sigaction_u.__sa_handler else { return false }
+        #endif
+        return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     /// Cancels `handle` on the first signal (at once, if one has already come).

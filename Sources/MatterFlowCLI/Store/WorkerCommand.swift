@@ -65,8 +65,9 @@ struct WorkerCommand {
             SIGTERM, SIGINT or SIGHUP: stop claiming, let each run in progress end or park at its next checkpoint
             (before its next hub call; at most --drain seconds, 30 by default), hand the parked runs back to the
             queue (another worker resumes them from that checkpoint) and the others back for takeover, then exit 0
-            (SIGTERM), 130 (SIGINT), 129 (SIGHUP: a worker has no configuration to reload) or 128 + the signal
-            (SIGUSR1, SIGUSR2, SIGALRM or SIGPWR, whose default would end it at once). A second such signal
+            (SIGTERM, or SIGPWR: LXC's stop), 130 (SIGINT), 129 (SIGHUP: a worker has no configuration to reload) or
+            128 + the signal (SIGUSR1, SIGUSR2 or SIGALRM, whose default would end it at once; one the worker was
+            started with ignored stays ignored). A second such signal
             ends the wait: the runs go back at once. SIGPIPE is ignored: a log reader that goes away does not end
             the worker (its lines are lost). A run holding a secret a hub call returned (an ePSKc share) does not park:
             another worker could only cancel it, so it runs on until it ends or the drain does, then takes its
@@ -146,7 +147,7 @@ struct WorkerCommand {
             guard let connected = await HubOption.connect(endpoint, signals: signals, standardError: hubErrors, report: report) else {
                 signals?.stop()
                 // SIGTERM stops a worker with success, before its hub answered as after (see the end).
-                if let code = signals?.exitCode { return code == 128 + SIGTERM ? ExitCode.success : code }
+                if let code = signals?.exitCode { return Self.stoppedAsAsked(code) ? ExitCode.success : code }
                 return ExitCode.invalidInput
             }
             // A hub that restarts is connected to again at the next run that needs it.
@@ -220,7 +221,7 @@ struct WorkerCommand {
             return ExitCode.invalidInput
         }
         // SIGTERM is the ordinary way to stop a worker: once its runs are handed back, that is a success.
-        if let code = signals?.exitCode, code != 128 + SIGTERM { return code }
+        if let code = signals?.exitCode, !Self.stoppedAsAsked(code) { return code }
         return ExitCode.success
     }
 }
@@ -231,6 +232,16 @@ extension WorkerCommand {
         var name = "matterflow worker " + workerID
         while name.utf8.count > 63 { name.removeLast() }
         return name
+    }
+
+    /// Whether a worker interrupted with exit code `code` (128 + the signal) was stopped the way a service manager
+    /// stops one (SIGTERM; on Linux SIGPWR, LXC's), and so exits 0 once drained.
+    static func stoppedAsAsked(_ code: Int32) -> Bool {
+        #if os(Linux)
+            code == 128 + SIGTERM || code == 128 + SIGPWR
+        #else
+            code == 128 + SIGTERM
+        #endif
     }
 
     /// The store, opened as a worker opens it; with `seconds` above 0, tried again every second for up to that long

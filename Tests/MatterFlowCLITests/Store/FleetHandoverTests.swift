@@ -648,19 +648,40 @@ extension PostgresStoreTests {
 }
 
 extension PostgresStoreTests {
-    @Test("SIGUSR1, whose default would end the worker at once, stops it as SIGTERM does: it says so, marks itself stopped and exits 128 + the signal by itself")
-    func userSignalStopsTheWorker() async throws {
+    @Test("SIGUSR1 and SIGPWR, whose default would end the worker at once, stop it as SIGTERM does: it says so, marks itself stopped and exits by itself, 128 + SIGUSR1, or 0 for SIGPWR (LXC's way to stop a container)", arguments: [SIGUSR1, SIGPWR])
+    func userSignalStopsTheWorker(_ signal: Int32) async throws {
         let conninfo = try TestPostgres.database()
         let store = try PostgresRunStore(conninfo: conninfo)
         let worker = try ChildProcess.launch(["worker", "--store", conninfo, "--worker-id", "usr1"])
         defer { worker.kill() }
         _ = try #require(
-            await worker.signal(SIGUSR1, within: .seconds(60)) { (try? store.workers(includingStopped: false))?.contains { $0.workerID == "usr1" } == true },
+            await worker.signal(signal, within: .seconds(60)) { (try? store.workers(includingStopped: false))?.contains { $0.workerID == "usr1" } == true },
             "the worker never registered; it said:\n\(worker.stderr.text)")
-        try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not stop after SIGUSR1")
-        #expect(worker.process.terminationReason == .exit, "SIGUSR1 killed the worker instead of stopping it")
-        #expect(worker.status == 128 + SIGUSR1, "\(worker.stderr.text)")
-        #expect(worker.stderr.text.contains("worker usr1: SIGUSR1 received"), "\(worker.stderr.text)")
+        try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not stop after signal \(signal)")
+        #expect(worker.process.terminationReason == .exit, "signal \(signal) killed the worker instead of stopping it")
+        #expect(worker.status == (signal == SIGPWR ? 0 : 128 + signal), "\(worker.stderr.text)")
+        #expect(worker.stderr.text.contains("worker usr1: \(signal == SIGPWR ? "SIGPWR" : "SIGUSR1") received"), "\(worker.stderr.text)")
         #expect(try store.workers(includingStopped: true).first { $0.workerID == "usr1" }?.state == .stopped)
+    }
+
+    @Test("a worker started with SIGUSR1 ignored (`trap '' USR1` in its parent, to signal its process group) keeps it ignored: it goes on, and SIGTERM stops it")
+    func ignoredUserSignalStaysIgnored() async throws {
+        let conninfo = try TestPostgres.database()
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let executable = try #require(Executable.path, "the matterflow executable was not found")
+        let worker = try ChildProcess.launch(
+            ["-c", "trap '' USR1; exec \"$0\" worker --store \"$1\" --worker-id ignoring", executable, conninfo], program: "/bin/sh")
+        defer { worker.kill() }
+        let pid = worker.process.processIdentifier
+        _ = try #require(
+            await act(within: .seconds(60), when: { (try? store.workers(includingStopped: false))?.contains { $0.workerID == "ignoring" } == true }) {
+                kill(pid, SIGUSR1)
+                kill(pid, SIGTERM)
+            },
+            "the worker never registered; it said:\n\(worker.stderr.text)")
+        try #require(await worker.waitForExit(within: .seconds(60)), "the worker did not stop after SIGTERM")
+        #expect(worker.status == 0, "\(worker.stderr.text)")
+        #expect(worker.stderr.text.contains("worker ignoring: SIGTERM received"), "\(worker.stderr.text)")
+        #expect(!worker.stderr.text.contains("SIGUSR1"), "\(worker.stderr.text)")
     }
 }
