@@ -48,10 +48,18 @@ import Testing
         #expect(try await Self.lines(of: Array(text.utf8), chunks: 1) == expected)
     }
 
-    @Test("a line longer than 4096 bytes is cut there, and the line after it is whole")
+    @Test("a line longer than 4096 bytes is cut there, marked so, and the line after it is whole")
     func overlongLine() async throws {
         let text = String(repeating: "a", count: 10_000) + "\nnext\n"
-        #expect(try await Self.lines(of: Array(text.utf8), chunks: 3) == [String(repeating: "a", count: ErrorLineReader.longestLine), "next"])
+        #expect(try await Self.lines(of: Array(text.utf8), chunks: 3) == [String(repeating: "a", count: ErrorLineReader.longestLine) + "…", "next"])
+    }
+
+    @Test("a cut line loses the word the cut fell in: a secret cut in two is not left half written, where redaction would not know it")
+    func cutWordIsDropped() async throws {
+        let head = String(repeating: "x", count: ErrorLineReader.longestLine - 30)
+        let text = head + " sent {\"onboardingPayload\":\"MT:Y.K9042C00KA0648G00\"} and more\n"
+        let lines = try await Self.lines(of: Array(text.utf8))
+        #expect(lines == [head + " sent {\"onboardingPayload\":\"…"], "\(lines.map { $0.suffix(40) })")
     }
 
     @Test("bytes that are not UTF-8 are replaced, and the rest of the line kept")

@@ -258,7 +258,9 @@ extension WorkerCommand {
         var said = false
         while true {
             do throws(StoreError) {
-                let store = try PostgresRunStore(conninfo: location, applicationName: applicationName(workerID))
+                // A server starting up is waited for within --wait-for-store when it is given, as any outage is.
+                let startupWait = seconds > 0 ? min(PostgresRunStore.startupWait, max(deadline - ContinuousClock.now, .zero)) : PostgresRunStore.startupWait
+                let store = try PostgresRunStore(conninfo: location, applicationName: applicationName(workerID), startupWait: startupWait)
                 // A standby or a read-only primary (reached with target_session_attrs=any) takes no writes: waited for
                 // like a server down, as a failover promotes one, asked once so that --wait-for-store bounds the wait.
                 if let refusal = try store.writeRefusal(retrying: false) {
