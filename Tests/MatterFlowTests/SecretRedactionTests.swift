@@ -220,6 +220,30 @@ extension SecretRedactionTests {
         }
     }
 
+    @Test("the values after secret members' names are taken out of free text whatever its form (JSON, JSON inside a string, a Python dictionary, key=value), and nothing else: a secret a hub made is hidden before any run knows it")
+    func secretMembersInFreeText() {
+        let names = OperationCatalog.standard.secretNames
+        #expect(names.isSuperset(of: ["onboardingPayload", "epskc", "operationalDataset"]), "\(names.sorted())")
+        let shared = SharedSecrets(secretNames: names)
+        let r = RunOptions.redacted
+        let cases: [(String, String)] = [
+            (#"{"jsonrpc":"2.0","id":7,"result":{"epskc":"123456789","expiresIn":120}}"#, #"{"jsonrpc":"2.0","id":7,"result":{"epskc":"\#(r)","expiresIn":120}}"#),
+            (#"answer: "{\"epskc\": \"123456789\"}""#, #"answer: "{\"epskc\": \"\#(r)\"}""#),
+            ("sent {'onboardingPayload': 'MT:Y.K9042C00KA0648G00', 'name': 'Lamp'}", "sent {'onboardingPayload': '\(r)', 'name': 'Lamp'}"),
+            ("activated epskc=123456789 for 120 s", "activated epskc=\(r) for 120 s"),
+            ("epskc: 123456789, next", "epskc: \(r), next"),
+            (#"{"operationalDataset":"0e080000000000010000000300000f"}"#, #"{"operationalDataset":"\#(r)"}"#),
+            // Not a member: part of a longer name, no value, an object (left to redaction by value), mere mention.
+            (#"{"epskcExpires": 120, "epskcActive": true}"#, #"{"epskcExpires": 120, "epskcActive": true}"#),
+            ("the epskc was used", "the epskc was used"),
+            (#"{"epskc": {"nested": 1}}"#, #"{"epskc": {"nested": 1}}"#),
+            (#"{"epskc":""}"#, #"{"epskc":""}"#),
+        ]
+        for (given, expected) in cases {
+            #expect(shared.redacting(given) == expected, "\(given)")
+        }
+    }
+
     @Test("runs given shared secrets add theirs to them, in every spelling they know: text no run produced (a hub's standard error) is cleared of them, also after the runs ended")
     func sharedSecretsClearOtherText() async throws {
         let workflow = try readingWorkflow(secretInput: "payload", type: "onboardingPayload", deviceID: "d1")

@@ -37,6 +37,18 @@ public struct OperationCatalog: Sendable {
         for operation in operations { add(operation) }
     }
 
+    /// The names of every secret argument, result field and event field of the catalog's operations and events
+    /// (`onboardingPayload`, `epskc`, ...): what ``SharedSecrets`` takes the values of out of text no run knows.
+    public var secretNames: Set<String> {
+        var names = Set<String>()
+        for operation in operations {
+            names.formUnion(operation.secretArguments)
+            names.formUnion(operation.secretResultFields)
+        }
+        for event in events { names.formUnion(event.secretFields) }
+        return names
+    }
+
     /// The event with a name.
     public func event(named name: String) -> EventDescriptor? {
         events.first { $0.name == name }

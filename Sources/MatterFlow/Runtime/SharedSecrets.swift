@@ -3,12 +3,17 @@ import Synchronization
 /// The secrets of the runs of one process, to take out of text that no one run produced: the lines a hub command
 /// writes on its standard error, which a worker logs while many runs share the hub.
 ///
-/// A run given this object (``RunOptions/sharedSecrets``; a recovered run, its recovery options' `sharedSecrets`) adds its secrets to it
-/// as it learns them: its secret inputs and answers, secret arguments and secret result fields, and every other
-/// spelling of each that the run's own redaction knows (an onboarding payload's manual code and passcode, a dataset's
-/// Network Key and PSKc). ``redacting(_:)`` replaces them all with ``RunOptions/redacted``. A run's secrets are kept
-/// while the run goes on, and for those of the last ``recentRuns`` runs started, after it ended too: a hub may log
-/// a call after it answered it.
+/// A run given this object (``RunOptions/sharedSecrets``; a recovered run, its recovery options' `sharedSecrets`) adds
+/// its secrets to it as it learns them: its secret inputs and answers, secret arguments, and secret result and event
+/// fields once it has read them, with every other spelling of each that the run's own redaction knows (an onboarding
+/// payload's manual code and passcode, a dataset's Network Key and PSKc). ``redacting(_:)`` replaces them all with
+/// ``RunOptions/redacted``. A run's secrets are kept while the run goes on, and for those of the last ``recentRuns``
+/// runs started, after it ended too: a hub may log a call after it answered it.
+///
+/// A secret the hub makes (an ePSKc) may be in a line the hub writes before the run has read the answer carrying it,
+/// or in the answer to a call the run gave up on: no run knows it then. So the values written after the names of
+/// secret members (``OperationCatalog/secretNames``: `"epskc": "..."`, `epskc=...`) are taken out too, whoever's
+/// they are.
 public final class SharedSecrets: Sendable {
     /// How many of the runs started last keep their secrets here after they end.
     public let recentRuns: Int
@@ -26,10 +31,13 @@ public final class SharedSecrets: Sendable {
     }
 
     private let state = Mutex(State())
+    private let members: SecretMembers
 
-    /// Secrets of no run yet; `recentRuns` of them are kept after their runs end (256 by default).
-    public init(recentRuns: Int = 256) {
+    /// Secrets of no run yet; `recentRuns` of them are kept after their runs end (256 by default); the values after
+    /// `secretNames` are taken out of any text (``OperationCatalog/secretNames`` of the runs' catalog).
+    public init(recentRuns: Int = 256, secretNames: Set<String> = []) {
         self.recentRuns = max(0, recentRuns)
+        members = SecretMembers(secretNames)
     }
 
     /// Takes in the secrets of a run that starts or resumes.
@@ -61,6 +69,6 @@ public final class SharedSecrets: Sendable {
             }
             return all
         }
-        return all.reduce(text) { text, secrets in secrets.redacting(text) }
+        return members.redacting(all.reduce(text) { text, secrets in secrets.redacting(text) })
     }
 }

@@ -133,7 +133,7 @@ struct WorkerCommand {
         // From before the hub starts: a signal stops its handshake, or the worker (which then hands its runs back).
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         let hubs: StoreWorker.HubProvider
-        let sharedSecrets = SharedSecrets()
+        let sharedSecrets = SharedSecrets(secretNames: OperationCatalog.standard.secretNames)
         var remote: ReconnectingHub?
         var remoteIdentity: RemoteHubIdentity?
         if let endpoint {

@@ -419,8 +419,10 @@ extension PostgresStoreTests {
         let conninfo = try TestPostgres.database()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        // A hub being debugged: every request it reads is copied to its standard error.
-        let (hub, secrets) = try await hubScriptAndCommission(conninfo: conninfo, in: directory, serving: "tee /dev/stderr | SERVE")
+        // A hub being debugged: every request it reads is copied to its standard error; and it logs a key it made
+        // before any run has read it.
+        let (hub, secrets) = try await hubScriptAndCommission(
+            conninfo: conninfo, in: directory, before: "echo 'activated epskc=987654321 for 60 s' >&2\n", serving: "tee /dev/stderr | SERVE")
         let worker = try ChildProcess.launch(
             ["worker", "--store", conninfo, "--hub", hub, "--secrets", secrets, "--exit-when-idle", "--worker-id", "w-tee"])
         defer { worker.kill() }
@@ -429,7 +431,8 @@ extension PostgresStoreTests {
         let log = worker.stderr.text
         #expect(log.contains("hub: {") && log.contains("\"commissionDevice\""), "the requests were logged: \(log)")
         // The payload, its manual code and its passcode, whichever the hub's lines hold.
-        for secret in [Payloads.specQR, "34970112332", "20202021"] {
+        #expect(log.contains("hub: activated epskc=\(RunOptions.redacted) for 60 s"), "\(log)")
+        for secret in [Payloads.specQR, "34970112332", "20202021", "987654321"] {
             #expect(!log.contains(secret), "\(secret) in the worker's log:\n\(log)")
         }
         #expect(log.contains("\"onboardingPayload\":\"\(RunOptions.redacted)\""), "\(log)")
