@@ -244,6 +244,23 @@ final class SecretValues: Sendable {
         }
     }
 
+    /// A count that grows whenever a secret is added: a holder of ``leadingQuads()`` asks again when it changed.
+    var generation: Int {
+        known.withLock { $0.whole.count + $0.integers.count + $0.floats.count }
+    }
+
+    /// The first four bytes of every form redaction searches inside text, each as one number (``quad(_:at:)``):
+    /// text in which no four neighbouring bytes are one of them holds none of the forms (each has four bytes or more).
+    func leadingQuads() -> [UInt32] {
+        let matcher = known.withLock { $0.currentMatcher() }
+        return matcher.forms.compactMap { $0.bytes.count >= 4 ? Self.quad($0.bytes, at: 0) : nil }
+    }
+
+    /// Bytes `index` to `index + 3` of `bytes` as one number.
+    static func quad(_ bytes: [UInt8], at index: Int) -> UInt32 {
+        UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
+    }
+
     /// The text with every secret replaced by ``RunOptions/redacted``.
     func redacting(_ text: String) -> String {
         Self.redacting(text, with: known.withLock { $0.currentMatcher() }) ?? text

@@ -28,6 +28,13 @@ public final class SharedSecrets: Sendable {
         /// The secrets of the runs started last, kept whether or not the run ended.
         var recent: [SecretValues] = []
         var nextRecent = 0
+        /// The first four bytes of every form of every secret kept (and of some no longer kept, until the set is made
+        /// again): a line with none of them needs no run's search.
+        var quads: Set<UInt32> = []
+        /// Each kept run's ``SecretValues/generation`` when its quads were taken.
+        var seen: [ObjectIdentifier: Int] = [:]
+        /// Runs whose quads are in ``quads`` but which are kept no more: the set is made again past a number of them.
+        var dropped = 0
     }
 
     private let state = Mutex(State())
@@ -60,15 +67,54 @@ public final class SharedSecrets: Sendable {
     }
 
     /// `text` with every secret of the runs kept here replaced by ``RunOptions/redacted``.
+    ///
+    /// A line is searched run by run only when four of its neighbouring bytes begin some run's secret (or it is short
+    /// enough to be a short secret whole): a hub's ordinary lines cost one pass, however many runs are kept.
     public func redacting(_ text: String) -> String {
-        let all = state.withLock { state -> [SecretValues] in
-            var seen = Set<ObjectIdentifier>()
+        let (all, known) = state.withLock { state -> ([SecretValues], [ObjectIdentifier: Int]) in
+            var unique = Set<ObjectIdentifier>()
             var all: [SecretValues] = []
-            for secrets in state.running.compactMap(\.secrets) + state.recent where seen.insert(ObjectIdentifier(secrets)).inserted {
+            for secrets in state.running.compactMap(\.secrets) + state.recent where unique.insert(ObjectIdentifier(secrets)).inserted {
                 all.append(secrets)
             }
-            return all
+            return (all, state.seen)
         }
-        return members.redacting(all.reduce(text) { text, secrets in secrets.redacting(text) })
+        // The runs whose secrets grew since their quads were taken (taken outside the lock: each run has its own).
+        var grown: [(ObjectIdentifier, Int, [UInt32])] = []
+        for secrets in all {
+            let generation = secrets.generation
+            if known[ObjectIdentifier(secrets)] != generation { grown.append((ObjectIdentifier(secrets), generation, secrets.leadingQuads())) }
+        }
+        let mayHold = state.withLock { state -> Bool in
+            let kept = Set(all.map(ObjectIdentifier.init))
+            let gone = state.seen.keys.filter { !kept.contains($0) }
+            if !gone.isEmpty {
+                state.dropped += gone.count
+                for id in gone { state.seen.removeValue(forKey: id) }
+            }
+            if state.dropped > 1024 {
+                // Made again from the runs kept: their quads are taken anew at the next line.
+                state.quads = []
+                state.seen = [:]
+                state.dropped = 0
+                return true
+            }
+            for (id, generation, quads) in grown {
+                state.quads.formUnion(quads)
+                state.seen[id] = generation
+            }
+            return Self.mayHold(text, quads: state.quads)
+        }
+        let redacted = mayHold ? all.reduce(text) { text, secrets in secrets.redacting(text) } : text
+        return members.redacting(redacted)
+    }
+
+    /// Whether `text` may hold a form whose first four bytes are one of `quads`, or is short enough to be a short
+    /// secret whole.
+    private static func mayHold(_ text: String, quads: Set<UInt32>) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count > 16 else { return true }
+        for index in 0...(bytes.count - 4) where quads.contains(SecretValues.quad(bytes, at: index)) { return true }
+        return false
     }
 }
