@@ -169,6 +169,11 @@ final class SecretValues: Sendable {
 
     private let known = Mutex(Known())
 
+    /// A number no other instance in this process has had: what ``SharedSecrets`` keeps its notes under (an instance's
+    /// address may be another's once it is freed).
+    let serial = SecretValues.serials.add(1, ordering: .relaxed).newValue
+    private static let serials = Atomic<UInt64>(0)
+
     /// Whether a string or number is too short to be told apart from unrelated text: 1 to ``minimumLength`` − 1
     /// characters, a number as JSON writes it. An empty string, a boolean, null and a container are not.
     static func isTooShort(_ value: JSONValue) -> Bool {

@@ -31,8 +31,8 @@ public final class SharedSecrets: Sendable {
         /// The first four bytes of every form of every secret kept (and of some no longer kept, until the set is made
         /// again): a line with none of them needs no run's search.
         var quads: Set<UInt32> = []
-        /// Each kept run's ``SecretValues/generation`` when its quads were taken.
-        var seen: [ObjectIdentifier: Int] = [:]
+        /// Each kept run's ``SecretValues/generation`` when its quads were taken, by its ``SecretValues/serial``.
+        var seen: [UInt64: Int] = [:]
         /// Runs whose quads are in ``quads`` but which are kept no more: the set is made again past a number of them.
         var dropped = 0
     }
@@ -71,22 +71,22 @@ public final class SharedSecrets: Sendable {
     /// A line is searched run by run only when four of its neighbouring bytes begin some run's secret (or it is short
     /// enough to be a short secret whole): a hub's ordinary lines cost one pass, however many runs are kept.
     public func redacting(_ text: String) -> String {
-        let (all, known) = state.withLock { state -> ([SecretValues], [ObjectIdentifier: Int]) in
-            var unique = Set<ObjectIdentifier>()
+        let (all, known) = state.withLock { state -> ([SecretValues], [UInt64: Int]) in
+            var unique = Set<UInt64>()
             var all: [SecretValues] = []
-            for secrets in state.running.compactMap(\.secrets) + state.recent where unique.insert(ObjectIdentifier(secrets)).inserted {
+            for secrets in state.running.compactMap(\.secrets) + state.recent where unique.insert(secrets.serial).inserted {
                 all.append(secrets)
             }
             return (all, state.seen)
         }
         // The runs whose secrets grew since their quads were taken (taken outside the lock: each run has its own).
-        var grown: [(ObjectIdentifier, Int, [UInt32])] = []
+        var grown: [(UInt64, Int, [UInt32])] = []
         for secrets in all {
             let generation = secrets.generation
-            if known[ObjectIdentifier(secrets)] != generation { grown.append((ObjectIdentifier(secrets), generation, secrets.leadingQuads())) }
+            if known[secrets.serial] != generation { grown.append((secrets.serial, generation, secrets.leadingQuads())) }
         }
         let mayHold = state.withLock { state -> Bool in
-            let kept = Set(all.map(ObjectIdentifier.init))
+            let kept = Set(all.map(\.serial))
             let gone = state.seen.keys.filter { !kept.contains($0) }
             if !gone.isEmpty {
                 state.dropped += gone.count
