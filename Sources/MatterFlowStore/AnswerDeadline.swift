@@ -1,4 +1,5 @@
 import Foundation
+import MatterFlow
 import Synchronization
 
 #if canImport(Glibc)
@@ -51,9 +52,7 @@ final class AnswerDeadline: Sendable {
 
     /// A timer on a global dispatch queue.
     static let backgroundTimer: Scheduler = { delay, fire in
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: fire)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay.secondsValue, execute: fire)
     }
 
     /// Starts the wait for the answer to a command about to be sent on `socket`; returns the command's token.
@@ -91,8 +90,5 @@ final class AnswerDeadline: Sendable {
     }
 
     /// `limit` as a person reads it: `10 s`, `0.5 s`.
-    var shown: String {
-        let milliseconds = Int(limit.components.seconds) * 1000 + Int(limit.components.attoseconds / 1_000_000_000_000_000)
-        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
-    }
+    var shown: String { limit.secondsText + " s" }
 }
