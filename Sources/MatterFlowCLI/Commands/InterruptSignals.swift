@@ -24,13 +24,7 @@ final class InterruptSignals: Sendable {
         #endif
     }()
 
-    static let handled: [Int32] = {
-        #if os(Linux)
-            [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGPWR]
-        #else
-            [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM]
-        #endif
-    }()
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP] + unlessIgnored
 
     /// The first signal received, and the run to cancel.
     private let state = Mutex<(signal: Int32?, handles: [RunHandle], cancels: [@Sendable (Int32) -> Void], again: [@Sendable (Int32) -> Void])>(

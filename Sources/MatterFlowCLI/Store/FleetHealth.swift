@@ -16,7 +16,7 @@ struct FleetHealth {
     let storeSchema: Int
     /// How many runs are queued.
     var queued = 0
-    /// Why the server read takes no writes (``PostgresRunStore/writeRefusal(retrying:)``), nil when it takes them.
+    /// Why the server read takes no writes (``PostgresRunStore/writeRefusal(serverWide:retrying:)``), nil when it takes them.
     var writeRefusal: WriteRefusal?
     /// Why the store could not be read, when it could not: the only problem then.
     var unanswered: String?
