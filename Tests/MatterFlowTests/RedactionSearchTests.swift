@@ -28,13 +28,42 @@ struct RedactionSearchTests {
         }
     }
 
-    @Test("overlapping candidates are matched from the left, as the general search does")
+    @Test("overlapping occurrences are hidden whole: no byte of any of them is left, in ASCII and non-ASCII text alike")
     func overlapping() {
         let secrets = SecretValues()
         secrets.add("abab")
-        #expect(secrets.redacting("xababab") == "x\(RunOptions.redacted)ab")
-        #expect(secrets.redacting("xabababab") == "x\(RunOptions.redacted)\(RunOptions.redacted)")
-        #expect(secrets.redacting("ababéabab") == "\(RunOptions.redacted)é\(RunOptions.redacted)")
+        let r = RunOptions.redacted
+        #expect(secrets.redacting("xababab") == "x\(r)")
+        #expect(secrets.redacting("xabababab!") == "x\(r)!")
+        #expect(secrets.redacting("ababéabab") == "\(r)é\(r)")
+        #expect(secrets.redacting("abab abab") == "\(r) \(r)", "occurrences apart stay apart")
+    }
+
+    @Test("two secrets of a run that overlap in text (a key running into a passcode) leave no part of either, whichever is longer")
+    func overlappingSecretsOfOneRun() {
+        let secrets = SecretValues()
+        secrets.add("abcdef12")
+        secrets.add("12345678")
+        let r = RunOptions.redacted
+        #expect(secrets.redacting("key abcdef12345678 end") == "key \(r) end")
+        #expect(secrets.redacting("key 12345678abcdef12 end") == "key \(r)\(r) end", "side by side, not overlapping")
+        #expect(secrets.redacting("key 12345678abcdef123 end") == "key \(r)\(r)3 end")
+        #expect(secrets.redacting("é abcdef12345678 é") == "é \(r) é")
+    }
+
+    @Test("shared secrets hide every run's secrets in one pass: a short secret of one run inside another run's longer one leaves no digit of the longer one, whichever run came first")
+    func sharedSecretsAcrossRuns() {
+        let r = RunOptions.redacted
+        for shortFirst in [true, false] {
+            let shared = SharedSecrets()
+            let short = SecretValues()
+            short.add("4567")
+            let long = SecretValues()
+            long.add("12345678")
+            for secrets in shortFirst ? [short, long] : [long, short] { shared.add(secrets) }
+            #expect(shared.redacting("pin 12345678 and 4567 sent to the device") == "pin \(r) and \(r) sent to the device")
+            #expect(shared.redacting("dataset 0012345678990 from the border router") == "dataset 00\(r)990 from the border router")
+        }
     }
 
     @Test("the quick check that text holds no secret never passes over one: every spelling of a pairing code, anywhere in random text, is replaced")

@@ -28,16 +28,14 @@ final class SecretValues: Sendable {
     /// How many times a secret's JSON escaping is applied to find it in JSON text nested inside JSON text.
     static let nestingDepth = 4
 
-    /// An encoded form of a secret, with its UTF-8 bytes for the ASCII search.
+    /// An encoded form of a secret, with its UTF-8 bytes for the byte search.
     private struct Form {
         var text: String
         var bytes: [UInt8]
-        var isASCII: Bool
 
         init(_ text: String) {
             self.text = text
             bytes = Array(text.utf8)
-            isASCII = bytes.allSatisfy { $0 < 0x80 }
         }
     }
 
@@ -47,17 +45,16 @@ final class SecretValues: Sendable {
         let forms: [Form]
         /// Every secret string, whatever its length, for whole-string matches.
         let whole: Set<String>
-        /// Whether every form and every secret is ASCII: then ASCII text can hold a secret only byte for byte, and
-        /// the quick checks below answer for it.
-        let allASCII: Bool
         /// The UTF-8 lengths of the secrets: a string of another length is none of them, and is not hashed to look.
         let wholeLengths: [Int]
-        /// The first two bytes of the ASCII forms, a bit each at `first << 7 | second`: ASCII text in which no two
-        /// neighbouring bytes are those of a form holds no form (every form has at least ``minimumLength`` bytes).
+        /// The first two bytes of the forms, when both are ASCII, a bit each at `first << 7 | second`: text in which
+        /// no two neighbouring ASCII bytes are those of a form holds none of those forms.
         let leadingPairs: [UInt64]
-        /// The ASCII forms by their first two bytes (`first << 7 | second`), as indices into ``forms``: where a pair
-        /// of the text begins forms, only those are compared.
+        /// The forms by their first two bytes (`first << 8 | second`), as indices into ``forms``: where a pair of the
+        /// text begins forms, only those are compared.
         let formsByPair: [Int: [Int]]
+        /// Whether some form begins with a byte outside ASCII: only then is a pair holding one looked up.
+        let hasNonASCIIPairs: Bool
 
         /// The secret numbers, as integers and as floats (an integral one in both where it fits).
         let integers: Set<Int>
@@ -68,49 +65,43 @@ final class SecretValues: Sendable {
             self.whole = whole
             self.integers = integers
             self.floats = floats
-            allASCII = forms.allSatisfy(\.isASCII) && whole.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } }
             wholeLengths = Array(Set(whole.map(\.utf8.count)))
             var leadingPairs = [UInt64](repeating: 0, count: (1 << 14) / 64)
             var formsByPair: [Int: [Int]] = [:]
-            for (index, form) in forms.enumerated() where form.isASCII && form.bytes.count >= 2 {
-                let pair = Int(form.bytes[0]) << 7 | Int(form.bytes[1])
-                leadingPairs[pair >> 6] |= 1 << UInt64(pair & 63)
-                formsByPair[pair, default: []].append(index)
+            var hasNonASCIIPairs = false
+            for (index, form) in forms.enumerated() where form.bytes.count >= 2 {
+                let (first, second) = (form.bytes[0], form.bytes[1])
+                formsByPair[Int(first) << 8 | Int(second), default: []].append(index)
+                if first < 0x80, second < 0x80 {
+                    let pair = Int(first) << 7 | Int(second)
+                    leadingPairs[pair >> 6] |= 1 << UInt64(pair & 63)
+                } else {
+                    hasNonASCIIPairs = true
+                }
             }
             self.leadingPairs = leadingPairs
             self.formsByPair = formsByPair
+            self.hasNonASCIIPairs = hasNonASCIIPairs
         }
 
-        /// The forms to look for in `text`, and whether it is ASCII: when it and every form are, only the forms it
-        /// holds (found in one pass), which are all the search needs; otherwise every form.
-        func formsToSearch(_ text: String) -> (forms: [Form], ascii: Bool) {
-            withBytes(of: text) { bytes in
-                let ascii = bytes.allSatisfy { $0 < 0x80 }
-                return (ascii && allASCII ? formsOccurring(in: bytes).map { forms[$0] } : forms, ascii)
-            }
-        }
-
-        private func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-            if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-            return Array(text.utf8).withUnsafeBufferPointer(body)
-        }
-
-        /// The indices of the ASCII forms standing in `bytes`, ascending. At each pair of neighbouring bytes that
-        /// begins forms, only those are compared.
-        private func formsOccurring(in bytes: UnsafeBufferPointer<UInt8>) -> [Int] {
-            var found: Set<Int> = []
-            var previous = -1
-            for (index, byte) in bytes.enumerated() {
-                // A byte outside ASCII begins no pair: no form holds one.
-                defer { previous = byte < 0x80 ? Int(byte) : -1 }
-                guard previous >= 0, byte < 0x80 else { continue }
-                let pair = previous << 7 | Int(byte)
-                guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0, let candidates = formsByPair[pair] else { continue }
-                for candidate in candidates where !found.contains(candidate) && Self.occurs(forms[candidate].bytes, in: bytes, at: index - 1) {
-                    found.insert(candidate)
+        /// Adds to `ranges` the byte range of every occurrence of every form in `bytes` (UTF-8), overlapping ones
+        /// included. At each pair of neighbouring bytes that begins forms, only those are compared. A form is valid
+        /// UTF-8, so each range begins and ends between characters.
+        func addOccurrences(in bytes: UnsafeBufferPointer<UInt8>, to ranges: inout [Range<Int>]) {
+            guard bytes.count >= 2, !forms.isEmpty else { return }
+            for index in 1..<bytes.count {
+                let (first, second) = (bytes[index - 1], bytes[index])
+                if first < 0x80, second < 0x80 {
+                    let pair = Int(first) << 7 | Int(second)
+                    guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0 else { continue }
+                } else if !hasNonASCIIPairs {
+                    continue
+                }
+                guard let candidates = formsByPair[Int(first) << 8 | Int(second)] else { continue }
+                for candidate in candidates where Self.occurs(forms[candidate].bytes, in: bytes, at: index - 1) {
+                    ranges.append((index - 1)..<(index - 1 + forms[candidate].bytes.count))
                 }
             }
-            return found.sorted()
         }
 
         /// Whether `form`'s bytes stand in `bytes` from `start` on.
@@ -268,62 +259,63 @@ final class SecretValues: Sendable {
 
     /// The text with every secret replaced by ``RunOptions/redacted``.
     func redacting(_ text: String) -> String {
-        Self.redacting(text, with: known.withLock { $0.currentMatcher() }) ?? text
+        Self.redacting(text, with: [known.withLock { $0.currentMatcher() }]) ?? text
     }
 
-    /// `text` with every secret replaced, or nil when it holds none.
-    private static func redacting(_ text: String, with known: Matcher) -> String? {
-        guard !known.whole.isEmpty else { return nil }
-        if known.wholeLengths.contains(text.utf8.count), known.whole.contains(text) { return RunOptions.redacted }
-        // In ASCII text with every form ASCII, only the forms the text holds are searched for (a marker put in joined
-        // to the text beside it is not looked through again).
-        let (candidates, asciiText) = known.formsToSearch(text)
-        guard !candidates.isEmpty else { return nil }
-        var result = text
-        var changed = false
-        var ascii = asciiText
-        for form in candidates {
-            if ascii && form.isASCII {
-                // ASCII in ASCII: a byte match is a character match (or, inside a CR LF pair, one more), so the
-                // bytes are searched directly rather than through the grapheme-aware generic search.
-                if let replaced = Self.replacing(asciiForm: form.bytes, in: result) {
-                    result = replaced
-                    changed = true
-                }
-            } else if result.contains(form.text) {
-                result = result.split(separator: form.text, omittingEmptySubsequences: false).joined(separator: RunOptions.redacted)
-                ascii = result.utf8.allSatisfy { $0 < 0x80 }
-                changed = true
-            }
+    /// `text` with every secret of every one of `runs` replaced by ``RunOptions/redacted``, all in one pass: where
+    /// one run's secret overlaps another's, or lies inside it, no part of either is left.
+    static func redacting(_ text: String, across runs: [SecretValues]) -> String {
+        redacting(text, with: runs.map { secrets in secrets.known.withLock { $0.currentMatcher() } }) ?? text
+    }
+
+    /// `text` with every secret of `matchers` replaced, or nil when it holds none. Every byte inside an occurrence of
+    /// some form is hidden, whichever secrets the occurrences belong to and however they overlap; overlapping
+    /// occurrences become one ``RunOptions/redacted``. Text outside ASCII is then searched character by character for
+    /// every form, so that another spelling of the same characters (`K` as the Kelvin sign, `é` composed or not) is
+    /// hidden too.
+    private static func redacting(_ text: String, with matchers: [Matcher]) -> String? {
+        let holding = matchers.filter { !$0.whole.isEmpty }
+        guard !holding.isEmpty else { return nil }
+        let length = text.utf8.count
+        if holding.contains(where: { $0.wholeLengths.contains(length) && $0.whole.contains(text) }) { return RunOptions.redacted }
+        var text = text
+        let (found, ascii) = text.withUTF8 { bytes -> (String?, Bool) in
+            var ranges: [Range<Int>] = []
+            for matcher in holding { matcher.addOccurrences(in: bytes, to: &ranges) }
+            let ascii = bytes.allSatisfy { $0 < 0x80 }
+            return (ranges.isEmpty ? nil : replacing(ranges, in: bytes), ascii)
+        }
+        guard !ascii else { return found }
+        var result = found ?? text
+        var changed = found != nil
+        for form in holding.flatMap(\.forms) where result.contains(form.text) {
+            result = result.split(separator: form.text, omittingEmptySubsequences: false).joined(separator: RunOptions.redacted)
+            changed = true
         }
         return changed ? result : nil
     }
 
-    /// `text` (ASCII) with every non-overlapping occurrence of `form`, from the left, replaced by
-    /// ``RunOptions/redacted``; nil when there is none.
-    private static func replacing(asciiForm form: [UInt8], in text: String) -> String? {
+    /// `bytes` (UTF-8) with each run of overlapping `ranges` replaced by one ``RunOptions/redacted``.
+    private static func replacing(_ ranges: [Range<Int>], in bytes: UnsafeBufferPointer<UInt8>) -> String {
         let marker = Array(RunOptions.redacted.utf8)
-        var text = text
-        return text.withUTF8 { bytes -> String? in
-            guard let first = form.first, form.count <= bytes.count else { return nil }
-            var output: [UInt8] = []
-            var copied = 0
-            var index = 0
-            let last = bytes.count - form.count
-            while index <= last {
-                if bytes[index] == first, form.indices.allSatisfy({ bytes[index + $0] == form[$0] }) {
-                    output.append(contentsOf: bytes[copied..<index])
-                    output.append(contentsOf: marker)
-                    index += form.count
-                    copied = index
-                } else {
-                    index += 1
-                }
+        let sorted = ranges.sorted { $0.lowerBound < $1.lowerBound }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + marker.count * sorted.count)
+        var copied = 0
+        var next = 0
+        while next < sorted.count {
+            var covered = sorted[next]
+            next += 1
+            while next < sorted.count, sorted[next].lowerBound < covered.upperBound {
+                covered = covered.lowerBound..<max(covered.upperBound, sorted[next].upperBound)
+                next += 1
             }
-            guard copied > 0 else { return nil }
-            output.append(contentsOf: bytes[copied...])
-            return String(decoding: output, as: UTF8.self)
+            output.append(contentsOf: bytes[copied..<covered.lowerBound])
+            output.append(contentsOf: marker)
+            copied = covered.upperBound
         }
+        output.append(contentsOf: bytes[copied...])
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// The forms `secret` can take inside a string the run shows: itself, its JSON escaping nested up to
@@ -401,7 +393,7 @@ final class SecretValues: Sendable {
     /// is passed on as it is, not copied.
     private static func redacting(_ value: JSONValue, with known: Matcher) -> JSONValue? {
         switch value {
-        case .string(let text): return redacting(text, with: known).map(JSONValue.string)
+        case .string(let text): return redacting(text, with: [known]).map(JSONValue.string)
         case .array(let elements):
             var redacted: [JSONValue]?
             for (index, element) in elements.enumerated() {

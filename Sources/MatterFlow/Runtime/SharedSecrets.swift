@@ -66,7 +66,8 @@ public final class SharedSecrets: Sendable {
         }
     }
 
-    /// `text` with every secret of the runs kept here replaced by ``RunOptions/redacted``.
+    /// `text` with every secret of the runs kept here replaced by ``RunOptions/redacted``, all runs' in one pass: a
+    /// secret of one run that overlaps another's, or lies inside it, leaves no part of either.
     ///
     /// A line is searched run by run only when four of its neighbouring bytes begin some run's secret (or it is short
     /// enough to be a short secret whole): a hub's ordinary lines cost one pass, however many runs are kept.
@@ -105,7 +106,7 @@ public final class SharedSecrets: Sendable {
             }
             return Self.mayHold(text, quads: state.quads)
         }
-        let redacted = mayHold ? all.reduce(text) { text, secrets in secrets.redacting(text) } : text
+        let redacted = mayHold ? SecretValues.redacting(text, across: all) : text
         return members.redacting(redacted)
     }
 
