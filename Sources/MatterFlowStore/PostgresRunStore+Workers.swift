@@ -110,9 +110,7 @@ extension PostgresRunStore {
     /// server or the database counts, one set for the probe's own role or connection (a monitoring role kept
     /// read-only) does not.
     public func writeRefusal(serverWide: Bool = false, retrying: Bool = true) throws(StoreError) -> WriteRefusal? {
-        let readOnly = serverWide
-            ? "coalesce((SELECT setting = 'on' AND source NOT IN ('user', 'database user', 'client', 'session', 'interactive', 'override') FROM pg_settings WHERE name = 'default_transaction_read_only'), false)"
-            : "current_setting('transaction_read_only') = 'on'"
+        let readOnly = serverWide ? Self.readOnlyDefaultForAll : "current_setting('transaction_read_only') = 'on'"
         let row = try execute(
             "/*NO LOAD BALANCE*/ SELECT pg_is_in_recovery(), \(readOnly)", doing: "asking whether the server takes writes", retrying: retrying
         ).rows.first
@@ -120,6 +118,11 @@ extension PostgresRunStore {
         if row?.last == "t" { return .readOnlyDefault }
         return nil
     }
+
+    /// SQL true when `default_transaction_read_only` is on for every client of the database: set for the server or the
+    /// database, not only for the asking role or connection (a monitoring role may be kept read-only).
+    static let readOnlyDefaultForAll =
+        "coalesce((SELECT setting = 'on' AND source NOT IN ('user', 'database user', 'client', 'session', 'interactive', 'override') FROM pg_settings WHERE name = 'default_transaction_read_only'), false)"
 
     /// How many runs are queued (from the queue's index).
     public func queuedRuns() throws(StoreError) -> Int {

@@ -38,6 +38,9 @@ public struct StoreMetrics: Sendable, Hashable {
     public var workers: [StoredWorker]
     /// Whether the server read is a standby (in recovery): no worker can use it, and its figures may lag the primary's.
     public var inRecovery = false
+    /// Whether the server read is a primary with `default_transaction_read_only` on for the server or the database (as
+    /// some fence an old primary or hold writes for maintenance): no worker can use it.
+    public var readOnlyDefault = false
 
     /// The metrics in Prometheus's text exposition format (version 0.0.4): `# HELP` and `# TYPE` lines, then the
     /// samples; every state and status appears, with 0 when none is in it, so an alert on a series always has one.
@@ -48,6 +51,10 @@ public struct StoreMetrics: Sendable, Hashable {
             "matterflow_store_in_recovery",
             "1 when the server read is a standby (in recovery): it takes no writes, no worker can use it, and these figures may lag the primary's.",
             inRecovery ? 1 : 0)
+        text.gauge(
+            "matterflow_store_read_only_default",
+            "1 when the server read is a primary with default_transaction_read_only on for the server or the database: it takes no writes, and no worker can use it.",
+            readOnlyDefault ? 1 : 0)
         text.family(
             "matterflow_runs", "Runs in the store by status: open ones, and those that ended needing a person.",
             [("queued", queued), ("running", running), ("needsAttention", needsAttention)].map { ([("status", $0.0)], Double($0.1)) })
@@ -147,9 +154,10 @@ extension PostgresRunStore {
                    (SELECT count(*) FROM matterflow_runs WHERE status IN ('queued', 'running') AND cancel_requested_at IS NOT NULL),
                    (SELECT count(*) FROM matterflow_sessions),
                    extract(epoch FROM now())::float8,
-                   pg_is_in_recovery()
+                   pg_is_in_recovery(),
+                   \(Self.readOnlyDefaultForAll)
             """, doing: "reading the store's metrics")
-        guard let row = rows.rows.first, row.count == 11 else {
+        guard let row = rows.rows.first, row.count == 12 else {
             throw StoreError(.storeUnavailable, "reading the store's metrics returned no row")
         }
         let count = { (index: Int) in row[index].flatMap { Int($0) } ?? 0 }
@@ -164,6 +172,6 @@ extension PostgresRunStore {
             leaseExpired: count(5), startFailures: count(6),
             cancelsPending: count(7), sessionsHeld: count(8), waitingForAnswer: waiting.count,
             oldestQuestionAge: oldestAsked.map { max(0, storeNow - $0) } ?? 0,
-            workers: try workers(includingStopped: true), inRecovery: row[10] == "t")
+            workers: try workers(includingStopped: true), inRecovery: row[10] == "t", readOnlyDefault: row[11] == "t")
     }
 }
