@@ -26,7 +26,7 @@ public struct BenchmarkSuite: Sendable {
     public static let names = [
         "transition.overhead", "action.overhead", "commission.oneTask", "commission.allCores", "concurrent.10000",
         "load.shipped", "load.generated", "load.nested", "validate.process", "payload.parse", "payload.generate",
-        "dataset.parse", "dataset.encode",
+        "dataset.parse", "dataset.encode", "redact.sharedLine",
     ]
 
     static let payload = "MT:Y.K9042C00KA0648G00"
@@ -77,6 +77,7 @@ public struct BenchmarkSuite: Sendable {
         case "load.nested": return try loadNested()
         case "validate.process": return try validateProcess()
         case "payload.parse", "payload.generate", "dataset.parse", "dataset.encode": return [try codec(name)]
+        case "redact.sharedLine": return try await sharedRedaction()
         default: return []
         }
     }

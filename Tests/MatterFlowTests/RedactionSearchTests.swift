@@ -3,8 +3,9 @@ import MatterFlowJSON
 import TestGates
 import Testing
 
-/// Redaction searches ASCII text byte by byte; what it finds must be what the general (grapheme-aware) search
-/// finds: every occurrence, adjacent ones, at either end, leftmost first, in ASCII and non-ASCII text alike.
+/// Redaction searches text byte by byte, and character by character where a secret may be spelled with other bytes;
+/// every byte of every occurrence is hidden: adjacent and overlapping ones, at either end, of one run's secrets or
+/// several runs', in ASCII and non-ASCII text alike.
 @Suite("redaction search")
 struct RedactionSearchTests {
     static let secret = "MT:Y.K9042C00KA0648G00"
@@ -49,6 +50,31 @@ struct RedactionSearchTests {
         #expect(secrets.redacting("key 12345678abcdef12 end") == "key \(r)\(r) end", "side by side, not overlapping")
         #expect(secrets.redacting("key 12345678abcdef123 end") == "key \(r)\(r)3 end")
         #expect(secrets.redacting("é abcdef12345678 é") == "é \(r) é")
+    }
+
+    @Test("a secret spelled with other bytes (a canonically equal character) is found in the text as given, before other secrets are replaced: no part of it is left")
+    func otherSpellingsBeforeReplacement() {
+        let r = RunOptions.redacted
+        // A secret holding the Kelvin sign, in ASCII text that spells it K.
+        let kelvin = SecretValues()
+        kelvin.add("\u{212A}9042-code")
+        #expect(kelvin.redacting("code K9042-code") == "code \(r)")
+        // A secret with a composed ü, in text with a decomposed one, holding another secret of the run byte for byte.
+        let composed = SecretValues()
+        composed.add("K\u{FC}hlschrank20202021")
+        composed.add("20202021")
+        #expect(composed.redacting("psk Ku\u{308}hlschrank20202021 end") == "psk \(r) end")
+        // An ASCII secret holding K, in text spelling it with the Kelvin sign, overlapping another secret.
+        let lookalike = SecretValues()
+        lookalike.add("12345K678")
+        lookalike.add("2345")
+        #expect(lookalike.redacting("pin 12345\u{212A}678 é") == "pin \(r) é")
+        // Forms that begin outside ASCII are found byte for byte too, overlapping ASCII ones.
+        let accented = SecretValues()
+        accented.add("é-abcd12")
+        accented.add("cd123456")
+        #expect(accented.redacting("é-abcd123456") == r)
+        #expect(accented.redacting("x é-abcd123456 y") == "x \(r) y")
     }
 
     @Test("shared secrets hide every run's secrets in one pass: a short secret of one run inside another run's longer one leaves no digit of the longer one, whichever run came first")

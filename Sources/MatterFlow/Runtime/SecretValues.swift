@@ -32,12 +32,25 @@ final class SecretValues: Sendable {
     private struct Form {
         var text: String
         var bytes: [UInt8]
+        /// Whether text may hold the form with other bytes than its own, character for character (``SecretValues/
+        /// characterOccurrences(in:matchers:)``): a form outside ASCII (`é` composed or not), or one holding an ASCII
+        /// character that a character outside ASCII is canonically equal to (`K`, `;`, `` ` ``), where the text holds one.
+        var spelledOtherwise: Spelling
+
+        enum Spelling { case onlyAsItIs, withLookalikes, inOtherForms }
 
         init(_ text: String) {
             self.text = text
             bytes = Array(text.utf8)
+            spelledOtherwise = !bytes.allSatisfy { $0 < 0x80 } ? .inOtherForms
+                : bytes.contains { SecretValues.asciiWithLookalikes.contains($0) } ? .withLookalikes : .onlyAsItIs
         }
     }
+
+    /// The ASCII characters that a character outside ASCII is canonically equal to: `K` (the Kelvin sign, U+212A), `;`
+    /// (the Greek question mark, U+037E) and `` ` `` (U+1FEF).
+    static let asciiWithLookalikes: Set<UInt8> = [UInt8(ascii: "K"), UInt8(ascii: ";"), UInt8(ascii: "`")]
+    static let lookalikes: Set<Unicode.Scalar> = ["\u{212A}", "\u{037E}", "\u{1FEF}"]
 
     /// What redaction searches for, made once per change of the secrets and shared by every redaction after it.
     private final class Matcher: Sendable {
@@ -55,6 +68,9 @@ final class SecretValues: Sendable {
         let formsByPair: [Int: [Int]]
         /// Whether some form begins with a byte outside ASCII: only then is a pair holding one looked up.
         let hasNonASCIIPairs: Bool
+        /// Whether some form holds a character outside ASCII: then even ASCII text may hold it spelled otherwise (the
+        /// letter `K` for a Kelvin sign).
+        let hasFormsOutsideASCII: Bool
 
         /// The secret numbers, as integers and as floats (an integral one in both where it fits).
         let integers: Set<Int>
@@ -82,26 +98,27 @@ final class SecretValues: Sendable {
             self.leadingPairs = leadingPairs
             self.formsByPair = formsByPair
             self.hasNonASCIIPairs = hasNonASCIIPairs
+            hasFormsOutsideASCII = forms.contains { $0.spelledOtherwise == .inOtherForms }
         }
 
-        /// Adds to `ranges` the byte range of every occurrence of every form in `bytes` (UTF-8), overlapping ones
-        /// included. At each pair of neighbouring bytes that begins forms, only those are compared. A form is valid
-        /// UTF-8, so each range begins and ends between characters.
-        func addOccurrences(in bytes: UnsafeBufferPointer<UInt8>, to ranges: inout [Range<Int>]) {
-            guard bytes.count >= 2, !forms.isEmpty else { return }
-            for index in 1..<bytes.count {
-                let (first, second) = (bytes[index - 1], bytes[index])
-                if first < 0x80, second < 0x80 {
-                    let pair = Int(first) << 7 | Int(second)
-                    guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0 else { continue }
-                } else if !hasNonASCIIPairs {
-                    continue
-                }
-                guard let candidates = formsByPair[Int(first) << 8 | Int(second)] else { continue }
-                for candidate in candidates where Self.occurs(forms[candidate].bytes, in: bytes, at: index - 1) {
-                    ranges.append((index - 1)..<(index - 1 + forms[candidate].bytes.count))
-                }
+        /// The end of the longest form standing in `bytes` (UTF-8) from `start` on, when it ends past `beyond`; nil
+        /// when none does. Only the forms beginning with the pair of bytes at `start` are compared.
+        func longestEnd(at start: Int, in bytes: UnsafeBufferPointer<UInt8>, beyond: Int) -> Int? {
+            let (first, second) = (bytes[start], bytes[start + 1])
+            if first < 0x80, second < 0x80 {
+                let pair = Int(first) << 7 | Int(second)
+                guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0 else { return nil }
+            } else if !hasNonASCIIPairs {
+                return nil
             }
+            guard let candidates = formsByPair[Int(first) << 8 | Int(second)] else { return nil }
+            // Longest first: once a form would end within what is covered already, no later one ends past it.
+            for candidate in candidates {
+                let end = start + forms[candidate].bytes.count
+                guard end > beyond else { return nil }
+                if Self.occurs(forms[candidate].bytes, in: bytes, at: start) { return end }
+            }
+            return nil
         }
 
         /// Whether `form`'s bytes stand in `bytes` from `start` on.
@@ -270,29 +287,68 @@ final class SecretValues: Sendable {
 
     /// `text` with every secret of `matchers` replaced, or nil when it holds none. Every byte inside an occurrence of
     /// some form is hidden, whichever secrets the occurrences belong to and however they overlap; overlapping
-    /// occurrences become one ``RunOptions/redacted``. Text outside ASCII is then searched character by character for
-    /// every form, so that another spelling of the same characters (`K` as the Kelvin sign, `é` composed or not) is
-    /// hidden too.
+    /// occurrences become one ``RunOptions/redacted``. Forms are found byte for byte, and also character for character
+    /// where text may spell one with other bytes (``Form/spelledOtherwise``): all in the text as given, before any
+    /// of it is replaced.
     private static func redacting(_ text: String, with matchers: [Matcher]) -> String? {
         let holding = matchers.filter { !$0.whole.isEmpty }
         guard !holding.isEmpty else { return nil }
         let length = text.utf8.count
         if holding.contains(where: { $0.wholeLengths.contains(length) && $0.whole.contains(text) }) { return RunOptions.redacted }
         var text = text
-        let (found, ascii) = text.withUTF8 { bytes -> (String?, Bool) in
-            var ranges: [Range<Int>] = []
-            for matcher in holding { matcher.addOccurrences(in: bytes, to: &ranges) }
-            let ascii = bytes.allSatisfy { $0 < 0x80 }
-            return (ranges.isEmpty ? nil : replacing(ranges, in: bytes), ascii)
+        let (found, ascii) = text.withUTF8 { bytes in (byteOccurrences(in: bytes, matchers: holding), bytes.allSatisfy { $0 < 0x80 }) }
+        let other = ascii && !holding.contains(where: \.hasFormsOutsideASCII) ? [] : characterOccurrences(in: text, matchers: holding, ascii: ascii)
+        guard !found.isEmpty || !other.isEmpty else { return nil }
+        return text.withUTF8 { bytes in replacing(other.isEmpty ? found : found + other, in: bytes) }
+    }
+
+    /// The byte ranges of the forms of `matchers` standing in `bytes` (UTF-8), overlapping ones merged, in order: at
+    /// each byte, the longest form of any matcher that ends past what is covered already.
+    private static func byteOccurrences(in bytes: UnsafeBufferPointer<UInt8>, matchers: [Matcher]) -> [Range<Int>] {
+        guard bytes.count >= 2 else { return [] }
+        var ranges: [Range<Int>] = []
+        var covered: Range<Int>?
+        for start in 0..<(bytes.count - 1) {
+            let reach = covered?.upperBound ?? 0
+            var end = reach
+            for matcher in matchers {
+                if let found = matcher.longestEnd(at: start, in: bytes, beyond: end) { end = found }
+            }
+            guard end > reach else { continue }
+            if let current = covered, start < current.upperBound {
+                covered = current.lowerBound..<end
+            } else {
+                if let current = covered { ranges.append(current) }
+                covered = start..<end
+            }
         }
-        guard !ascii else { return found }
-        var result = found ?? text
-        var changed = found != nil
-        for form in holding.flatMap(\.forms) where result.contains(form.text) {
-            result = result.split(separator: form.text, omittingEmptySubsequences: false).joined(separator: RunOptions.redacted)
-            changed = true
+        if let covered { ranges.append(covered) }
+        return ranges
+    }
+
+    /// The UTF-8 ranges of the forms of `matchers` that stand in `text` character for character with other bytes:
+    /// another spelling of the same characters (`é` composed or not, the Kelvin sign for `K`). Forms that text can hold
+    /// only byte for byte are left to ``byteOccurrences(in:matchers:)``.
+    private static func characterOccurrences(in text: String, matchers: [Matcher], ascii: Bool) -> [Range<Int>] {
+        let lookalikes = !ascii && text.unicodeScalars.contains { SecretValues.lookalikes.contains($0) }
+        var looked: Set<String> = []
+        var ranges: [Range<Int>] = []
+        for matcher in matchers {
+            for form in matcher.forms {
+                switch form.spelledOtherwise {
+                case .inOtherForms: break
+                case .withLookalikes: guard lookalikes else { continue }
+                case .onlyAsItIs: continue
+                }
+                guard looked.insert(form.text).inserted else { continue }
+                var from = text.startIndex
+                while from < text.endIndex, let range = text[from...].firstRange(of: form.text) {
+                    ranges.append(text.utf8.distance(from: text.startIndex, to: range.lowerBound)..<text.utf8.distance(from: text.startIndex, to: range.upperBound))
+                    from = text.index(after: range.lowerBound)
+                }
+            }
         }
-        return changed ? result : nil
+        return ranges
     }
 
     /// `bytes` (UTF-8) with each run of overlapping `ranges` replaced by one ``RunOptions/redacted``.

@@ -69,8 +69,8 @@ public final class SharedSecrets: Sendable {
     /// `text` with every secret of the runs kept here replaced by ``RunOptions/redacted``, all runs' in one pass: a
     /// secret of one run that overlaps another's, or lies inside it, leaves no part of either.
     ///
-    /// A line is searched run by run only when four of its neighbouring bytes begin some run's secret (or it is short
-    /// enough to be a short secret whole): a hub's ordinary lines cost one pass, however many runs are kept.
+    /// A line is searched for the runs' secrets only when four of its neighbouring bytes begin some run's secret (or
+    /// it is short enough to be a short secret whole): a hub's ordinary lines cost one pass, however many runs are kept.
     public func redacting(_ text: String) -> String {
         let (all, known) = state.withLock { state -> ([SecretValues], [UInt64: Int]) in
             var unique = Set<UInt64>()
