@@ -89,6 +89,12 @@ struct GraphCommandTests {
         #expect(both.code == 64)
         let neither = await matterflow("graph")
         #expect(neither.code == 64)
+        // Options that apply to a workflow only are refused with a machine, not ignored.
+        for (option, extra) in [("--expand", [String]()), ("--catalog", ["/nonexistent/catalog.json"]), ("--hub", ["python3 'unclosed"])] {
+            let ignored = await matterflow(["graph", "--machine", "epskc", option] + extra)
+            #expect(ignored.code == 64, "\(option): \(ignored.stdout)")
+            #expect(ignored.stderr.contains("\(option) applies to a workflow, not to --machine"), "\(ignored.stderr)")
+        }
     }
 
     @Test("a workflow with errors is drawn, its errors on stderr and a note, exit 0")

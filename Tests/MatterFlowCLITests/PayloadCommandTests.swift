@@ -58,6 +58,7 @@ import Testing
         #expect(payload["shortDiscriminator"] == 15)
         #expect(payload["passcode"] == 20202021)
         #expect(payload["commissioningFlow"] == 0)
+        #expect(payload["commissioningFlowName"] == "standard")
         #expect(payload["discoveryCapabilities"] == 2)
     }
 
@@ -254,7 +255,14 @@ import Testing
         #expect(payload["vendorID"] == 4660)
         #expect(payload["discriminator"] == 1234)
         #expect(payload["commissioningFlow"] == 2)
+        #expect(payload["commissioningFlowName"] == "custom")
         #expect(payload["discoveryCapabilities"] == 6)
+        // Its 21-digit manual code says only that the flow is not standard: the number reads it as 2, as the Matter SDK
+        // does, and the name says what the code says, as a run's facts do.
+        let fromManual = await matterflow("payload", manual, "--json")
+        let manualPayload = try #require(try decodedArray(fromManual.stdout).first)
+        #expect(manualPayload["commissioningFlow"] == 2)
+        #expect(manualPayload["commissioningFlowName"] == "nonStandard")
     }
 
     /// The QR code `payload generate` makes for the example device with `--discovery` set to `list`.

@@ -37,7 +37,7 @@ public enum OnboardingPayloadFacts {
         facts["productID"] = product.map { .int(Int($0)) } ?? .null
         // A 21-digit manual code says only that the flow is not the standard one: generators write it for a custom
         // flow (connectedhomeip) or for any non-standard one (the Python generator, and `payload generate`).
-        facts["commissioningFlow"] = .string(payload.flowIsOnlyKnownNotStandard ? "nonStandard" : flowName(payload.commissioningFlow))
+        facts["commissioningFlow"] = .string(flowName(of: payload))
         facts["discoveryCapabilities"] =
             payload.discoveryCapabilities.map { capabilities in
                 .array(capabilityNames.filter { capabilities.contains($0.capability) }.map { .string($0.name) })
@@ -57,8 +57,11 @@ public enum OnboardingPayloadFacts {
         PayloadCheck(text).problem
     }
 
-    private static func flowName(_ flow: CommissioningFlow) -> String {
-        switch flow.rawValue {
+    /// The payload's commissioning flow by name: `standard`, `userIntent`, `custom`, `reserved` (an undefined value), or
+    /// `nonStandard` for a 21-digit manual code, which says only that the flow is not the standard one.
+    public static func flowName(of payload: OnboardingPayload) -> String {
+        if payload.flowIsOnlyKnownNotStandard { return "nonStandard" }
+        return switch payload.commissioningFlow.rawValue {
         case 0: "standard"
         case 1: "userIntent"
         case 2: "custom"

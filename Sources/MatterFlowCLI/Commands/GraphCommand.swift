@@ -59,6 +59,11 @@ struct GraphCommand {
             guard arguments.positionals.isEmpty else {
                 throw UsageError(message: "Give a workflow or --machine, not both", command: Self.spec.name)
             }
+            // A machine in code has no sub-workflows and calls no operation: these options would be ignored.
+            let workflowOnly = ["expand", "hub", "catalog"].filter { arguments.flag($0) || arguments.value($0) != nil }
+            if let first = workflowOnly.first {
+                throw UsageError(message: "--\(first) applies to a workflow, not to --machine; drop it", command: Self.spec.name)
+            }
             guard let machine = MachineGraph.machine(named: machineName) else {
                 let names = MachineGraph.machines.map(\.name)
                 throw UsageError(

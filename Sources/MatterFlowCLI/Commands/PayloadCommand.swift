@@ -1,3 +1,4 @@
+import MatterFlow
 import MatterFlowJSON
 import MatterPayload
 
@@ -123,13 +124,19 @@ struct PayloadCommand {
     }
 
     /// One payload for `payload --json`: the members of ``OnboardingPayload/jsonFields(redactingPasscode:)`` (the
-    /// passcode as `"redacted"` unless revealed), `optionalData` when a QR code carries optional data
+    /// passcode as `"redacted"` unless revealed) with `commissioningFlowName` after `commissioningFlow` (a run's name
+    /// for it, ``OnboardingPayloadFacts/flowName(of:)``: `nonStandard` for a 21-digit manual code, which the number
+    /// reads as 2), `optionalData` when a QR code carries optional data
     /// (``PayloadExtensionData/jsonFields``: serial number, PBKDF parameters, ...), then `warnings`, an array (empty when there is nothing to say) of `{"code", "message"}` objects from
     /// ``OnboardingPayload/warnings()``. A warning names only what the payload holds that this tool ignores (such as
     /// discovery-capability bits 6-7), never the passcode.
     static func json(_ payload: OnboardingPayload, revealingPasscode: Bool) -> JSONValue {
         var object = JSONObject()
-        for (key, value) in payload.jsonFields(redactingPasscode: !revealingPasscode) { object[key] = Self.json(value) }
+        for (key, value) in payload.jsonFields(redactingPasscode: !revealingPasscode) {
+            object[key] = Self.json(value)
+            // The number reads a 21-digit manual code as 2, as the Matter SDK does; the name says what the code says.
+            if key == "commissioningFlow" { object["commissioningFlowName"] = .string(OnboardingPayloadFacts.flowName(of: payload)) }
+        }
         if !revealingPasscode { object["passcode"] = "redacted" }
         if let optional = payload.extensionData {
             var fields = JSONObject()
