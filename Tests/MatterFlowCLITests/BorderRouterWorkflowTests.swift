@@ -304,6 +304,20 @@ struct BorderRouterWorkflowTests {
         #expect(!run.stderr.contains(Self.networkKey))
     }
 
+    @Test("a joinable dataset holding what a network should not (the broadcast PAN ID) is joined with the warnings `matterflow dataset` gives, and --strict fails the run")
+    func joinNetworkWarnsOfTheDataset() async throws {
+        let broadcast = Self.dataset5938.replacingOccurrences(of: "01025938", with: "0102ffff")
+        let (run, _) = await Self.run(["run", Self.workflow("join-network"), "--home", Self.fullHome, "--input", "operationalDataset=\(broadcast)"])
+        #expect(run.code == 0, "\(run.stderr)")
+        let warnings = try #require(try run.result()["warnings"] as? [String])
+        #expect(warnings.contains { $0.hasPrefix("operational dataset: broadcastPANID: ") }, "\(warnings)")
+        #expect(!run.stdout.contains(Self.networkKey) && !run.stderr.contains(Self.networkKey))
+        let (strict, _) = await Self.run(["run", Self.workflow("join-network"), "--home", Self.fullHome, "--input", "operationalDataset=\(broadcast)", "--strict"])
+        #expect(strict.code == 1, "\(strict.stderr)")
+        let (clean, _) = await Self.run(["run", Self.workflow("join-network"), "--home", Self.fullHome, "--input", "operationalDataset=\(Self.dataset5938)"])
+        #expect(try clean.result()["warnings"] as? [String] == [], "\(clean.stdout)")
+    }
+
     @Test("a dataset given as a plain string is still checked by joinThreadNetwork before the hub sees it")
     func plainStringDatasetIsCheckedAtTheCall() async throws {
         let directory = try TemporaryDirectory()

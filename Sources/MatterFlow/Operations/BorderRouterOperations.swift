@@ -155,7 +155,8 @@ enum BorderRouterOperations {
             .init("migratedDevices", .array(.string), "Thread devices that moved with it"),
         ]),
         errors: [.deviceNotFound, .notBorderRouter, .notSupported, .invalidDataset, .hubOffline, .hubUnreachable],
-        defaultTimeoutSeconds: 60, effect: .idempotentWrite
+        defaultTimeoutSeconds: 60, effect: .idempotentWrite,
+        argumentWarnings: { arguments in datasetWarnings(arguments["operationalDataset"]?.stringValue ?? "") }
     ) { hub, structure, arguments in
         let bytes = try validatedDataset(arguments["operationalDataset"]?.stringValue ?? "")
         let result = try await hub.joinThreadNetwork(
@@ -236,6 +237,14 @@ enum BorderRouterOperations {
         }
         try ThreadNetworkRecord.requireJoinable(dataset)
         return dataset.encode()
+    }
+
+    /// What a joinable dataset holds that a network should not (a broadcast PAN ID, a mesh-local prefix that is not
+    /// unique local, ...), as `matterflow dataset` warns of it: `operational dataset: CODE: message`, never the
+    /// Network Key or PSKc. None for a dataset that cannot be joined (its call fails `invalidDataset`, saying why).
+    static func datasetWarnings(_ hex: String) -> [String] {
+        guard let validation = OperationalDataset.diagnose(hex: hex).validation, validation.isComplete else { return [] }
+        return validation.warnings.map { "operational dataset: \($0.code.rawValue): \($0.message)" }
     }
 
     /// Why hex text is not an Active Operational Dataset a border router can join (every problem, never the Network
