@@ -24,18 +24,7 @@ public final class HubListener: Sendable {
         case .command:
             throw FlowError(.invalidArgumentValue, "--listen takes unix:PATH or tcp:HOST:PORT")
         case .unix(let path):
-            var address = try unixSocketAddress(path)
-            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-            guard descriptor >= 0, bound == 0, listen(descriptor, 16) == 0 else {
-                let reason = String(cString: strerror(errno))
-                if descriptor >= 0 { Glibc.close(descriptor) }
-                throw FlowError(.hubUnreachable, "could not listen on unix:\(path): \(reason)")
-            }
+            let descriptor = try Self.listeningUnixSocket(at: path)
             closeOnExec(descriptor)
             self.descriptor = descriptor
             self.unixPath = path
@@ -125,5 +114,59 @@ public final class HubListener: Sendable {
         shutdown(descriptor, Int32(SHUT_RDWR))
         Glibc.close(descriptor)
         if let unixPath { unlink(unixPath) }
+    }
+}
+
+extension HubListener {
+    /// A Unix socket bound to `path` and listening. A socket file left at `path` by a hub that died without removing it
+    /// (SIGKILL, a crash) is replaced, as nothing listens on it; a socket some process listens on, or a file that is no
+    /// socket, is left alone and refused.
+    static func listeningUnixSocket(at path: String) throws(FlowError) -> Int32 {
+        var address = try unixSocketAddress(path)
+        var replacedStale = false
+        while true {
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else {
+                throw FlowError(.hubUnreachable, "could not listen on unix:\(path): \(String(cString: strerror(errno)))")
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if bound == 0, listen(descriptor, 16) == 0 { return descriptor }
+            let failure = errno
+            Glibc.close(descriptor)
+            let reason = String(cString: strerror(failure))
+            guard failure == EADDRINUSE, !replacedStale else {
+                throw FlowError(.hubUnreachable, "could not listen on unix:\(path): \(reason)")
+            }
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else {
+                throw FlowError(
+                    .hubUnreachable, "could not listen on unix:\(path): the path exists and is not a socket; remove it or choose another path")
+            }
+            guard !Self.accepts(&address) else {
+                throw FlowError(
+                    .hubUnreachable, "could not listen on unix:\(path): another process listens on it (a hub already serving?); stop it or choose another path")
+            }
+            // Nothing listens: the socket file of a hub that died. It is replaced once.
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw FlowError(
+                    .hubUnreachable, "could not listen on unix:\(path): a socket file no process listens on is left there, and it cannot be removed (\(String(cString: strerror(errno)))); remove it")
+            }
+            replacedStale = true
+        }
+    }
+
+    /// Whether some process listens on the Unix socket at `address`: a connection is taken, or waits because the
+    /// listener's backlog is full (the probe does not wait for it). Only a refusal says nothing listens.
+    private static func accepts(_ address: inout sockaddr_un) -> Bool {
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else { return true }
+        defer { Glibc.close(probe) }
+        _ = fcntl(probe, F_SETFL, fcntl(probe, F_GETFL) | O_NONBLOCK)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return connected == 0 || errno == EAGAIN || errno == EINPROGRESS
     }
 }
