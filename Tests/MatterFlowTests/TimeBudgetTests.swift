@@ -57,6 +57,11 @@ import Testing
         #expect(findings.first?.message.hasPrefix(
             "a run ending failed (cancelled run) can take up to 180 s (3 min 0 s), more than the deadline of 150 s (2 min 30 s);") == true)
         #expect(findings.first?.message.contains("path: fetch -> wait -> release -> release -> failed") == true)
+        // Every late end is named in the message itself (`validate --budget` shows no budget for an invalid workflow).
+        let veryLate = Self.workflow.replacingOccurrences(of: #""start": "fetch","#, with: #""start": "fetch", "deadlineSeconds": 100,"#)
+        #expect(diagnose(veryLate).first?.message.contains(
+            "more than the deadline of 100 s (3 ends can be late; the others: failed 140 s (2 min 20 s), done 105 s); path:") == true,
+            "\(diagnose(veryLate))")
         let met = Self.workflow.replacingOccurrences(of: #""start": "fetch","#, with: #""start": "fetch", "deadlineSeconds": 180,"#)
         #expect(diagnose(met).isEmpty)
         #expect(TimeBudget(workflow: try loadWorkflow(met)).text.hasSuffix("deadline 180 s (3 min 0 s): met (worst 180 s (3 min 0 s))"))

@@ -17,10 +17,15 @@ struct BudgetCheck {
             return
         }
         guard let deadline = workflow.contract.deadlineSeconds else { return }
-        let late = graph.endPoints.filter { $0.worstSeconds > deadline }
-        guard let latest = late.max(by: { $0.worstSeconds < $1.worstSeconds }) else { return }
+        // Latest first (a stable sort: of ends equally late, the first in the graph's order is the one spelled out).
+        let late = graph.endPoints.filter { $0.worstSeconds > deadline }.sorted { $0.worstSeconds > $1.worstSeconds }
+        guard let latest = late.first else { return }
         let worst = graph.spelled(latest)
-        let others = late.count > 1 ? " (\(late.count) ends can be late; `matterflow validate --budget` shows them all)" : ""
+        // The other late ends are named here: `validate --budget` shows the budgets of valid workflows only.
+        let rest = late.dropFirst()
+        let shown = rest.prefix(8).map { "\(TimeBudget.label(graph.spelled($0))) \(TimeBudget.format($0.worstSeconds))" }
+        let more = rest.count > shown.count ? ", and \(rest.count - shown.count) more" : ""
+        let others = rest.isEmpty ? "" : " (\(late.count) ends can be late; the others: \(shown.joined(separator: ", "))\(more))"
         collector.error(
             Code.deadlineNotMet, at: "/deadlineSeconds",
             "a run ending \(TimeBudget.label(worst)) can take up to \(TimeBudget.format(worst.worstSeconds)), more than the deadline of \(TimeBudget.format(deadline))\(others); path: \(worst.path.joined(separator: " -> ")); lower the timeouts or retries on it, or raise the deadline")
