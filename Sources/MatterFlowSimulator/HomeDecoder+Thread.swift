@@ -151,6 +151,13 @@ extension HomeDecoder {
                 collector.error(
                     DiagnosticCode.missingKey, at: reader.pointer,
                     "the dataset has no Network Key, so \"networkKeySHA256\" (its SHA-256 digest, as saved state writes it) is needed; or put the Network Key in the dataset")
+                // What else the dataset lacks is said now too, not after the digest is added.
+                let others = ThreadNetworkRecord.problemsBesideSecrets(dataset)
+                if !others.isEmpty {
+                    collector.error(
+                        DiagnosticCode.invalidValue, at: reader.pointer("dataset"),
+                        "the Thread network is incomplete: \(others.map(\.message).joined(separator: "; "))")
+                }
                 return nil
             }
             return try ThreadNetworkRecord(publicDataset: dataset, networkKeySHA256: digest)

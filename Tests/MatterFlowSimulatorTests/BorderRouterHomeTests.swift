@@ -181,4 +181,17 @@ import Testing
         #expect(!first.message.contains(BorderRouterHomes.network5938Key))
         #expect(!first.message.contains(BorderRouterHomes.network5938PSKc))
     }
+
+    @Test("a dataset without its key, its digest and more is told everything it lacks at once, not the digest first and the rest after it is added")
+    func incompleteDatasetWithoutKeyIsToldAllAtOnce() throws {
+        // The key and the Security Policy left out, no digest.
+        let lacking = Self.noKey.replacingOccurrences(of: "0c0402a0f7f8", with: "")
+        let text = Self.home(#"{"borderRouters": [{"device": "br", "network": {"dataset": "\#(lacking)"}}]}"#)
+        let diagnostics = HomeDescription.decode(try JSONDocument.parse(text, file: "home.json")).diagnostics
+        #expect(diagnostics.map(\.code) == [DiagnosticCode.missingKey, DiagnosticCode.invalidValue], "\(diagnostics)")
+        #expect(diagnostics.first?.message.contains("networkKeySHA256") == true)
+        #expect(diagnostics.last?.pointer == "/thread/borderRouters/0/network/dataset")
+        #expect(diagnostics.last?.message.contains("Security Policy (type 12) is missing") == true, "\(diagnostics)")
+        #expect(diagnostics.last?.message.contains("Network Key") == false, "the key's absence is the first finding's")
+    }
 }

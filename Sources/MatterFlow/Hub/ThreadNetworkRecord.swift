@@ -24,6 +24,14 @@ public struct ThreadNetworkRecord: Sendable, Hashable {
         try self.init(publicDataset: Self.withoutSecrets(dataset), networkKeySHA256: key.sha256Hex)
     }
 
+    /// What keeps `dataset` from being an Active Operational Dataset, its Network Key and PSKc aside: every other
+    /// required TLV missing, and every malformed one.
+    public static func problemsBesideSecrets(_ dataset: OperationalDataset) -> [DatasetIssue] {
+        dataset.validate(for: .active).errors.filter { issue in
+            issue.code != .missingTLV || !(issue.tlvType?.isSecret ?? false)
+        }
+    }
+
     /// Restores a stored record.
     /// - Parameters:
     ///   - publicDataset: The dataset without secrets: complete but for the Network Key and PSKc (any secret it
@@ -32,9 +40,7 @@ public struct ThreadNetworkRecord: Sendable, Hashable {
     /// - Throws: `invalidDataset` naming what is missing or malformed.
     public init(publicDataset: OperationalDataset, networkKeySHA256: String) throws(FlowError) {
         let stripped = Self.withoutSecrets(publicDataset)
-        let missing = stripped.validate(for: .active).errors.filter { issue in
-            issue.code != .missingTLV || !(issue.tlvType?.isSecret ?? false)
-        }
+        let missing = Self.problemsBesideSecrets(stripped)
         guard missing.isEmpty else {
             throw FlowError(
                 .invalidDataset,
