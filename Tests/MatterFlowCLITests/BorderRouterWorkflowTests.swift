@@ -318,6 +318,16 @@ struct BorderRouterWorkflowTests {
         #expect(try clean.result()["warnings"] as? [String] == [], "\(clean.stdout)")
     }
 
+    @Test("--commissioner never with a time or count says never takes none, rather than calling never unknown")
+    func commissionerNeverTakesNoTime() async throws {
+        for given in ["never@5", "never*2"] {
+            let (run, _) = await Self.run(["run", Self.workflow("epskc-share"), "--home", Self.fullHome, "--commissioner", given])
+            #expect(run.code == 64, "\(run.stderr)")
+            #expect(run.stderr.contains("never takes no count or time"), "\(run.stderr)")
+            #expect(!run.stderr.contains("unknown action"), "\(run.stderr)")
+        }
+    }
+
     @Test("a dataset given as a plain string is still checked by joinThreadNetwork before the hub sees it")
     func plainStringDatasetIsCheckedAtTheCall() async throws {
         let directory = try TemporaryDirectory()

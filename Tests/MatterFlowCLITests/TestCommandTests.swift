@@ -175,6 +175,11 @@ struct TestCommandTests {
         let unwritable = await matterflow(["test", good, "--junit", directory.path + "/missing/report.xml"])
         #expect(unwritable.code == 1, "the fixture passed, but the report CI waits for is missing: \(unwritable.stderr)")
         #expect(unwritable.stderr.contains("error[outputNotWritten]: the JUnit report could not be written (cannot create "), "\(unwritable.stderr)")
+        let intoDirectory = await matterflow(["test", good, "--junit", directory.path])
+        #expect(intoDirectory.code == 1)
+        #expect(
+            intoDirectory.stderr.contains("the JUnit report could not be written: \(directory.path) is a directory; give the path of a file"),
+            "\(intoDirectory.stderr)")
     }
 
     @Test func aMissingPathExitsTwo() async {

@@ -55,6 +55,7 @@ enum CommissionerOption {
             count = parsed
             text = text[..<star]
         }
+        if text == "never" { throw failure("never takes no count or time: it is the whole option (--commissioner never)") }
         let names = HomeDescription.CommissionerStep.Action.allCases.map(\.rawValue)
         guard let action = HomeDescription.CommissionerStep.Action(rawValue: String(text)) else {
             let hint = SpellingSuggestion.closest(to: String(text), among: names).map { " (did you mean '\($0)'?)" } ?? ""
