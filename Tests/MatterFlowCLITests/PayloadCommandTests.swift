@@ -148,9 +148,13 @@ import Testing
         for (name, value) in [("--vendor-id", "65536"), ("--vendor-id", "0x10000"), ("--discriminator", "4096"), ("--passcode", "99999999"), ("--passcode", "134217728")] {
             let result = await generate(name, value)
             #expect(result.code == 2, "\(name) \(value): \(result.stderr)")
-            #expect(result.stderr.contains("error[fieldOutOfRange]: \(name) must be"), "\(result.stderr)")
+            let code = name == "--passcode" ? "passcodeOutOfRange" : "fieldOutOfRange"
+            #expect(result.stderr.contains("error[\(code)]: \(name) must be"), "\(result.stderr)")
             #expect(!result.stderr.contains("134217728"), "the passcode is not repeated")
         }
+        // A passcode out of range at either end breaks one rule, with one code.
+        let zero = await generate("--passcode", "0")
+        #expect(zero.code == 2 && zero.stderr.contains("error[passcodeOutOfRange]"), "\(zero.stderr)")
         for (name, value) in [("--discriminator", "-1"), ("--discriminator", "+1"), ("--discriminator", "0x10"), ("--passcode", "-20202021"), ("--vendor-id", "0x")] {
             let result = await generate(name, value)
             #expect(result.code == 64, "\(name) \(value): \(result.stderr)")

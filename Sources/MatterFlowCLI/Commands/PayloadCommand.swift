@@ -178,8 +178,10 @@ struct PayloadCommand {
                     command: Self.generateSpec.name)
             }
             guard let value = UInt64(digits, radix: isHex ? 16 : 10), value <= max else {
-                environment.standardError.line("error[fieldOutOfRange]: --\(name) must be \(range)\(shown)")
-                problems.append(code: "fieldOutOfRange", message: "--\(name) must be \(range)\(shown)", extra: ["option": .string(name)])
+                // The passcode's range is a rule of the payload, with the code a passcode of 0 breaks it with.
+                let code = name == "passcode" ? PayloadError.Code.passcodeOutOfRange.rawValue : "fieldOutOfRange"
+                environment.standardError.line("error[\(code)]: --\(name) must be \(range)\(shown)")
+                problems.append(code: code, message: "--\(name) must be \(range)\(shown)", extra: ["option": .string(name)])
                 return nil
             }
             return value
