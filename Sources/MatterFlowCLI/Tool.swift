@@ -43,6 +43,12 @@ public struct ToolEnvironment: Sendable {
     /// Write the text trace's symbols (▶ ● ✓ → …) in ASCII: the process's locale says its terminal takes no UTF-8
     /// (``TerminalGlyphs/asciiOnly(environment:)``). False unless set.
     public var asciiGlyphs = false
+
+    /// `text` for a person's terminal: its symbols (→ …) in ASCII where ``asciiGlyphs`` says the terminal takes no
+    /// UTF-8, as it is otherwise. Never for JSON, whose values are data.
+    func glyphs(_ text: String) -> String {
+        asciiGlyphs ? TerminalGlyphs.ascii(text) : text
+    }
     /// Standard error is a terminal, so a person reads it: what a workflow shows them (an assign state's `show`, such
     /// as an ePSKc) is printed with its secrets. False unless set: a log or a file keeps no secret.
     public var standardErrorIsTerminal = false

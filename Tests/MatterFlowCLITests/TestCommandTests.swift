@@ -219,6 +219,11 @@ struct TestCommandTests {
 
                 """))
         #expect(run.stdout.hasSuffix("1 passed, 0 failed\n"))
+        // A terminal that takes no UTF-8 (LC_ALL=C) gets the arrows in ASCII.
+        let ascii = await matterflow(["test", Self.library + "/rooms/lists-rooms.fixture.json", "--coverage"], asciiGlyphs: true)
+        #expect(ascii.stdout.contains("    not exercised: fetch -> noRooms [onError[0] *]\n"), "\(ascii.stdout)")
+        let allASCII = ascii.stdout.unicodeScalars.allSatisfy { $0.isASCII }
+        #expect(allASCII, "\(ascii.stdout)")
     }
 
     @Test func jsonCarriesResultsAndCoverage() async throws {

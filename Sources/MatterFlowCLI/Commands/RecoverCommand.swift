@@ -129,7 +129,7 @@ struct RecoverCommand {
         let isIdle = { (run: RunRecovery) in run.action == .alreadyFinished || run.action == .notStarted }
         let idle = report.runs.count(where: isIdle)
         for run in report.runs where idle <= Self.idleRunsListed || !isIdle(run) {
-            err.line(TerminalText.escaping(Self.line(run)))
+            err.line(environment.glyphs(TerminalText.escaping(Self.line(run))))
         }
         if idle > Self.idleRunsListed {
             err.line(

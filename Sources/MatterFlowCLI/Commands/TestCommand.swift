@@ -133,7 +133,7 @@ struct TestCommand {
             MatterflowTool.report(diagnostics, to: err)
             for file in invalidFiles { out.line("INVALID  \(Self.display(file))") }
             for result in results { TestReportText.write(result, to: out) }
-            if let coverage { TestReportText.write(coverage, to: out) }
+            if let coverage { TestReportText.write(coverage, to: out, glyphs: environment.glyphs) }
             out.line("\(passed) passed, \(failed) failed")
         }
         let written = writeJUnit(JUnitReport(results: results, invalidFiles: invalidFiles, diagnostics: diagnostics, display: Self.display))
@@ -181,7 +181,8 @@ enum TestReportText {
         }
     }
 
-    static func write(_ report: CoverageReport, to out: any TextSink) {
+    /// `glyphs`: how the arrows reach the person's terminal (``ToolEnvironment/glyphs(_:)``).
+    static func write(_ report: CoverageReport, to out: any TextSink, glyphs: (String) -> String = { $0 }) {
         out.line("Coverage (each error, timeout, cancel and event edge counts as a transition of its own):")
         for workflow in report.workflows {
             let states =
@@ -191,7 +192,7 @@ enum TestReportText {
             out.line("  \(TestCommand.display(workflow.file)) [\(workflow.name)]: \(states), \(transitions)")
             for state in workflow.missedStates { out.line("    not exercised: state \(state)") }
             for edge in workflow.missedTransitions {
-                out.line("    not exercised: \(edge.from) → \(edge.to) [\(edge.kind)]")
+                out.line(glyphs("    not exercised: \(edge.from) → \(edge.to) [\(edge.kind)]"))
             }
             if !workflow.uncountedTransitions.isEmpty {
                 let count = workflow.uncountedTransitions.count

@@ -125,7 +125,7 @@ enum StoreListing {
             environment.standardError.line(empty)
             return ExitCode.success
         }
-        printTable([header] + items.flatMap(rows), to: environment.standardOutput)
+        printTable(([header] + items.flatMap(rows)).map { $0.map(environment.glyphs) }, to: environment.standardOutput)
         return ExitCode.success
     }
 

@@ -135,10 +135,11 @@ struct ToolRun: Sendable {
 /// Pass `stderr` to watch progress while the run is going, and `standardInput` for the file `--inputs -` reads.
 func matterflow(
     _ arguments: [String], clock: ManualClock = ManualClock(), stderr err: CapturedText = CapturedText(), now: Double? = nil,
-    standardInput: String? = nil
+    standardInput: String? = nil, asciiGlyphs: Bool = false
 ) async -> ToolRun {
     let out = CapturedText()
     var environment = ToolEnvironment(standardOutput: out, standardError: err, handlesInterrupts: false, clock: clock)
+    environment.asciiGlyphs = asciiGlyphs
     if let now { environment.now = { now } }
     if let standardInput { environment.standardInputPath = standardInput }
     let code = await MatterflowTool.main(arguments: arguments, environment: environment)
