@@ -28,6 +28,9 @@ extension FixtureDecoder {
             let operation = name.flatMap { self.operation($0, at: reader.pointer("operation")) }
             let attempts = decodeAttempts(reader)
             let onlyElement = reader.nonEmptyString("element").flatMap { mapElement($0, at: reader.pointer("element")) }
+            // An operation no catalog given defines may be a custom one, whose faults take other members ("result"):
+            // they are not judged against the standard operations' (its unknownOperation says what to do).
+            if name != nil, operation == nil { continue }
             let effects = ["fail", "hang", "delaySeconds", "failAfterActing"].filter { reader.has($0) }
             var fault: FaultRule.Fault?
             if effects.count != 1 {

@@ -115,6 +115,18 @@ import Testing
             ])
     }
 
+    @Test("a fault for an operation no catalog defines is reported once, as unknown: its other members (a custom operation's \"result\") are not judged against the standard operations'")
+    func faultOfAnUnknownOperationIsNotJudgedFurther() {
+        let text = InlineFixture.commissionDevice(
+            """
+            "faults": [{ "operation": "readFirmwareStatus", "result": { "version": "2.0" } }]
+            """)
+        let findings = InlineFixture.findings(text)
+        #expect(findings.count == 1, "\(findings)")
+        #expect(findings.first?.contains("error[unknownOperation]: /faults/0/operation: unknown operation \"readFirmwareStatus\"") == true, "\(findings)")
+        #expect(findings.first?.contains("a custom operation needs its catalog: --catalog FILE") == true, "\(findings)")
+    }
+
     @Test func faultsAndEventsNeedExactlyOneEffectAndOneTrigger() {
         let text = InlineFixture.commissionDevice(
             """
