@@ -45,6 +45,11 @@ struct DatasetCommandTests {
         let nothing = await matterflow(["dataset", "-"], standardInput: directory.file("none.hex"))
         #expect(nothing.code == 2)
         #expect(nothing.stderr.hasPrefix("<stdin>: error[fileNotFound]"), "\(nothing.stderr)")
+        // A device as standard input (`< /dev/null`) is told what to pipe in, not to name a JSON file.
+        let device = await matterflow(["dataset", "-"], standardInput: "/dev/null")
+        #expect(device.code == 2)
+        #expect(device.stderr.contains("<stdin>: error[unreadableFile]: standard input is a device, not a pipe or a file; pipe the dataset's hex in"), "\(device.stderr)")
+        #expect(!device.stderr.contains("JSON"), "\(device.stderr)")
         let typed = await matterflow("dataset", "x" + PublishedVectors.openThread5938)
         #expect(typed.stderr.contains("character 1 of the hex text is 'x'"), "positions count from 1: \(typed.stderr)")
     }

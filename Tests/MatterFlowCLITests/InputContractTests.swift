@@ -183,7 +183,9 @@ struct InputContractTests {
 
         let device = await run(standardInput: "/dev/zero")
         #expect(device.code == 2)
-        #expect(device.stderr.contains("<stdin>: error[unreadableFile]: this is a device or a socket, not a file"), "\(device.stderr)")
+        #expect(
+            device.stderr.contains("<stdin>: error[unreadableFile]: standard input is a device, not a pipe or a file; pipe the inputs' JSON object in"),
+            "\(device.stderr)")
         let latin1 = directory.file("latin1.json")
         #expect(FileManager.default.createFile(atPath: latin1, contents: Data(Array("{\"deviceName\": \"K".utf8) + [0xFC] + Array("che\"}".utf8))))
         let encoded = await run(standardInput: latin1)

@@ -28,6 +28,10 @@ extension ToolEnvironment {
             throw DiagnosticsError(error.diagnostics.map { diagnostic in
                 var named = diagnostic
                 named.file = RunInputParser.standardInputName
+                // A device (/dev/null, /dev/zero) given as standard input: what to do is what the command reads.
+                if diagnostic.message.hasPrefix("this is a device or a socket") {
+                    named.message = "standard input is a device, not a pipe or a file; " + piping
+                }
                 return named
             })
         }
