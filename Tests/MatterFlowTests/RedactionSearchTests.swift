@@ -77,6 +77,57 @@ struct RedactionSearchTests {
         #expect(accented.redacting("x é-abcd123456 y") == "x \(r) y")
     }
 
+    @Test("what shared secrets hide is every byte of every occurrence of any run's secret, overlapping ones merged: the same as a search of each secret everywhere, on random text")
+    func sharedRedactionMatchesThePlainDefinition() {
+        var random = SeededGenerator(seed: 47)
+        let alphabet = Array("abcxyz")
+        func word(_ length: Int) -> String { String((0..<length).map { _ in alphabet.randomElement(using: &random)! }) }
+        let marker = RunOptions.redacted
+        for _ in 0..<400 {
+            let shared = SharedSecrets()
+            var secrets: [String] = []
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let run = SecretValues()
+                for _ in 0..<Int.random(in: 1...2, using: &random) {
+                    let secret = word(Int.random(in: 4...7, using: &random))
+                    run.add(.string(secret))
+                    secrets.append(secret)
+                }
+                shared.add(run)
+            }
+            let text = word(Int.random(in: 0...40, using: &random))
+            // The definition: mark every byte inside an occurrence of a secret, then replace each stretch of
+            // occurrences that overlap by one marker.
+            let bytes = Array(text.utf8)
+            var ends = [Int](repeating: 0, count: bytes.count)
+            for secret in secrets {
+                let needle = Array(secret.utf8)
+                for start in bytes.indices where start + needle.count <= bytes.count && Array(bytes[start..<(start + needle.count)]) == needle {
+                    ends[start] = max(ends[start], start + needle.count)
+                }
+            }
+            var expected = ""
+            var index = 0
+            while index < bytes.count {
+                guard ends[index] > 0 else {
+                    expected.append(Character(Unicode.Scalar(bytes[index])))
+                    index += 1
+                    continue
+                }
+                var reach = ends[index]
+                var next = index + 1
+                while next < reach {
+                    reach = max(reach, ends[next])
+                    next += 1
+                }
+                expected += marker
+                index = reach
+            }
+            if secrets.contains(text) { expected = marker }
+            #expect(shared.redacting(text) == expected, "\(text) with \(secrets)")
+        }
+    }
+
     @Test("shared secrets hide every run's secrets in one pass: a short secret of one run inside another run's longer one leaves no digit of the longer one, whichever run came first")
     func sharedSecretsAcrossRuns() {
         let r = RunOptions.redacted

@@ -101,24 +101,31 @@ final class SecretValues: Sendable {
             hasFormsOutsideASCII = forms.contains { $0.spelledOtherwise == .inOtherForms }
         }
 
-        /// The end of the longest form standing in `bytes` (UTF-8) from `start` on, when it ends past `beyond`; nil
-        /// when none does. Only the forms beginning with the pair of bytes at `start` are compared.
-        func longestEnd(at start: Int, in bytes: UnsafeBufferPointer<UInt8>, beyond: Int) -> Int? {
-            let (first, second) = (bytes[start], bytes[start + 1])
-            if first < 0x80, second < 0x80 {
-                let pair = Int(first) << 7 | Int(second)
-                guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0 else { return nil }
-            } else if !hasNonASCIIPairs {
-                return nil
+        /// Records in `ends` where the longest of the forms standing in `bytes` (UTF-8) ends, by the byte each starts
+        /// at, where it ends past what `ends` holds there (another matcher's find). `ends` is made, all 0, at the first
+        /// find. At each pair of neighbouring bytes that begins forms, only those are compared, longest first.
+        func recordLongestEnds(in bytes: UnsafeBufferPointer<UInt8>, into ends: inout [Int]) {
+            guard bytes.count >= 2, !forms.isEmpty else { return }
+            for start in 0..<(bytes.count - 1) {
+                let (first, second) = (bytes[start], bytes[start + 1])
+                if first < 0x80, second < 0x80 {
+                    let pair = Int(first) << 7 | Int(second)
+                    guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0 else { continue }
+                } else if !hasNonASCIIPairs {
+                    continue
+                }
+                guard let candidates = formsByPair[Int(first) << 8 | Int(second)] else { continue }
+                let known = ends.isEmpty ? 0 : ends[start]
+                for candidate in candidates {
+                    let end = start + forms[candidate].bytes.count
+                    // Longest first: once a form ends no further than what is known, no later one does.
+                    guard end > known else { break }
+                    guard Self.occurs(forms[candidate].bytes, in: bytes, at: start) else { continue }
+                    if ends.isEmpty { ends = [Int](repeating: 0, count: bytes.count) }
+                    ends[start] = end
+                    break
+                }
             }
-            guard let candidates = formsByPair[Int(first) << 8 | Int(second)] else { return nil }
-            // Longest first: once a form would end within what is covered already, no later one ends past it.
-            for candidate in candidates {
-                let end = start + forms[candidate].bytes.count
-                guard end > beyond else { return nil }
-                if Self.occurs(forms[candidate].bytes, in: bytes, at: start) { return end }
-            }
-            return nil
         }
 
         /// Whether `form`'s bytes stand in `bytes` from `start` on.
@@ -302,21 +309,17 @@ final class SecretValues: Sendable {
         return text.withUTF8 { bytes in replacing(other.isEmpty ? found : found + other, in: bytes) }
     }
 
-    /// The byte ranges of the forms of `matchers` standing in `bytes` (UTF-8), overlapping ones merged, in order: at
-    /// each byte, the longest form of any matcher that ends past what is covered already.
+    /// The byte ranges of the forms of `matchers` standing in `bytes` (UTF-8), overlapping ones merged, in order. Each
+    /// matcher searches the whole text in turn (its tables stay in the cache), noting the longest form at each byte.
     private static func byteOccurrences(in bytes: UnsafeBufferPointer<UInt8>, matchers: [Matcher]) -> [Range<Int>] {
-        guard bytes.count >= 2 else { return [] }
+        var ends: [Int] = []
+        for matcher in matchers { matcher.recordLongestEnds(in: bytes, into: &ends) }
+        guard !ends.isEmpty else { return [] }
         var ranges: [Range<Int>] = []
         var covered: Range<Int>?
-        for start in 0..<(bytes.count - 1) {
-            let reach = covered?.upperBound ?? 0
-            var end = reach
-            for matcher in matchers {
-                if let found = matcher.longestEnd(at: start, in: bytes, beyond: end) { end = found }
-            }
-            guard end > reach else { continue }
+        for (start, end) in ends.enumerated() where end > 0 {
             if let current = covered, start < current.upperBound {
-                covered = current.lowerBound..<end
+                if end > current.upperBound { covered = current.lowerBound..<end }
             } else {
                 if let current = covered { ranges.append(current) }
                 covered = start..<end
