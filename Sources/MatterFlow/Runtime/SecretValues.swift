@@ -102,11 +102,15 @@ final class SecretValues: Sendable {
         }
 
         /// Records in `ends` where the longest of the forms standing in `bytes` (UTF-8) ends, by the byte each starts
-        /// at, where it ends past what `ends` holds there (another matcher's find). `ends` is made, all 0, at the first
-        /// find. At each pair of neighbouring bytes that begins forms, only those are compared, longest first.
+        /// at, where it ends past every find recorded so far at or before that byte (this matcher's, and other
+        /// matchers' before it): one that ends within them adds nothing to what is hidden. `ends` is made, all 0, at
+        /// the first find. At each pair of neighbouring bytes that begins forms, only those are compared, longest first.
         func recordLongestEnds(in bytes: UnsafeBufferPointer<UInt8>, into ends: inout [Int]) {
             guard bytes.count >= 2, !forms.isEmpty else { return }
+            // The furthest end of the finds starting at or before `start`.
+            var reach = 0
             for start in 0..<(bytes.count - 1) {
+                if !ends.isEmpty { reach = max(reach, ends[start]) }
                 let (first, second) = (bytes[start], bytes[start + 1])
                 if first < 0x80, second < 0x80 {
                     let pair = Int(first) << 7 | Int(second)
@@ -115,14 +119,14 @@ final class SecretValues: Sendable {
                     continue
                 }
                 guard let candidates = formsByPair[Int(first) << 8 | Int(second)] else { continue }
-                let known = ends.isEmpty ? 0 : ends[start]
                 for candidate in candidates {
                     let end = start + forms[candidate].bytes.count
-                    // Longest first: once a form ends no further than what is known, no later one does.
-                    guard end > known else { break }
+                    // Longest first: once a form ends within what is found, no later one ends past it.
+                    guard end > reach else { break }
                     guard Self.occurs(forms[candidate].bytes, in: bytes, at: start) else { continue }
                     if ends.isEmpty { ends = [Int](repeating: 0, count: bytes.count) }
                     ends[start] = end
+                    reach = end
                     break
                 }
             }
