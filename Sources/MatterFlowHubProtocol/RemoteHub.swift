@@ -250,7 +250,7 @@ public final class RemoteHub: ConnectedHub {
         // On a shared clock the line (and then the hub's work) carries this task's activity until the answer.
         let reply = await clock.waitOffClock { (waker: ClockWaker<Reply>) in
             let refusal = state.withLock { state -> FlowError? in
-                if let failure = state.failure { return failure }
+                if let failure = state.failure { return Self.notSent(method, after: failure) }
                 if state.cancelledBeforeSend.remove(id) != nil {
                     return FlowError(.runCancelled, "\(method) was cancelled before it was sent to the hub")
                 }
@@ -482,6 +482,12 @@ public final class RemoteHub: ConnectedHub {
         } catch {
             violation("\(error.message) (\(quoted()))")
         }
+    }
+
+    /// What a call made after the connection was lost fails with: it never reached the hub, so nothing of it is in
+    /// doubt (`hubUnreachable`, as after the hub exited), whatever lost the connection.
+    static func notSent(_ method: String, after failure: FlowError) -> FlowError {
+        FlowError(.hubUnreachable, "\(method) was not sent: the connection to the hub was lost before it (\(failure.message))")
     }
 
     /// The hub broke the protocol: the connection is closed and every open call fails with `hubFailure`.

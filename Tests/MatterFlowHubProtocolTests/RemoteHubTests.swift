@@ -111,6 +111,28 @@ import Testing
         #expect(!error.message.contains("123456789") && !error.message.contains("Y.K9042C00KA0648G00"), "\(error.message)")
     }
 
+    @Test("a call made after the hub broke the protocol is not sent, and says so: unreachable, not a hub failure in doubt quoting the old line as its answer")
+    func aCallAfterAProtocolBreakIsNotSent() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        let peer = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message) { return }
+            guard let id = message["id"] else { return }
+            // Two answers to one call: the protocol is broken, and the connection closed.
+            peer.send(["jsonrpc": "2.0", "id": id, "result": ["sessionID": "s1"]])
+            peer.send(["jsonrpc": "2.0", "id": id, "result": ["sessionID": "s1"]])
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        _ = try? await remote.prepareCommissioning(structure: "home")
+        for _ in 0..<1_000_000 where !remote.connectionLost { await Task.yield() }
+        #expect(remote.connectionLost, "the second answer closed the connection")
+        let sentBefore = peer.received.count
+        let later = await flowError { _ = try await remote.fetchRooms(structure: "home") }
+        #expect(later?.code == .unavailable && later?.cause == .hubUnreachable, "\(String(describing: later))")
+        #expect(later?.message.hasPrefix("fetchRooms was not sent: the connection to the hub was lost before it (") == true, "\(String(describing: later))")
+        #expect(peer.received.count == sentBefore, "nothing more reached the hub")
+    }
+
     @Test("the handshake's hub.instance is read when given, and one that is no usable ID fails the handshake naming it")
     func theHubsInstanceID() async throws {
         func handshake(_ hub: JSONValue) async -> (RemoteHub.Handshake?, FlowError?) {
