@@ -51,6 +51,8 @@ public struct HubConformance: Sendable {
     public static let structureCheck = "the structure to test is one the hub names"
     /// The handshake's check: a hub that closed the connection before passing it never ran as a hub.
     public static let handshakeCheck = "initialize answers protocol version 1, a hub name, operations and events"
+    /// The line standing for the checks of section 8 after the handshake when none of them could run (skipped).
+    public static let laterChecks = "the checks after the handshake (status, sessions, errors, events, cancellation, extensions)"
 
     /// What a run of the suite found, beyond its checks: what a command needs to tell a mistake of its own (a hub
     /// command that is no hub, a structure the hub lacks) from the hub's.
@@ -63,6 +65,10 @@ public struct HubConformance: Sendable {
         public var structuresWhenUnknown: [String]?
         /// The hub's name from its handshake, when one passed.
         public var hubName: String?
+        /// Whether the handshake passed; when it did not, the hub cannot be used, whatever else the checks found.
+        public var handshakePassed = false
+        /// Whether no structure was given and the handshake names none: nothing past it could be checked.
+        public var missingStructure = false
     }
 
     /// Runs every check over `channel` (a fresh connection: the suite sends the handshake itself).
@@ -82,7 +88,7 @@ public struct HubConformance: Sendable {
         channel.close()
         return Report(
             checks: run.checks, endedBeforeHandshake: endedBeforeHandshake, structuresWhenUnknown: run.structuresWhenUnknown,
-            hubName: run.hubName)
+            hubName: run.hubName, handshakePassed: run.handshakePassed, missingStructure: run.missingStructure)
     }
 }
 
@@ -100,6 +106,8 @@ final class ConformanceRun {
     private(set) var hubName: String?
     /// The structures the handshake names, when the structure to test is none of them.
     private(set) var structuresWhenUnknown: [String]?
+    /// Whether no structure was given and the handshake names none, so nothing past it could be checked.
+    private(set) var missingStructure = false
 
     init(client: RawHubClient, limit: Duration, cancellationLimit: Duration) {
         self.client = client
@@ -235,7 +243,7 @@ final class ConformanceRun {
                     + (unknown.isEmpty
                         ? ""
                         : "; unknown methods listed: \(unknown.joined(separator: ", ")) (custom operations need --catalog)"))
-            _ = stoppedBecauseClosed()
+            if !stoppedBecauseClosed() { skip(HubConformance.laterChecks, "not run: the handshake failed") }
             return
         }
         pass(HubConformance.handshakeCheck)
@@ -243,9 +251,8 @@ final class ConformanceRun {
         hubName = handshake["hub"]?["name"]?.stringValue
         let events = handshake["events"]?.boolValue ?? false
         guard let structure = structure ?? handshake["structures"]?.arrayValue?.first?.stringValue else {
-            fail(
-                "a structure to test", sent: hello.sent, got: hello.reply,
-                wanted: "\"structures\" in the handshake, or --structure ID")
+            missingStructure = true
+            skip(HubConformance.laterChecks, "not run: no structure to test (the handshake names none; give --structure ID)")
             return
         }
         let named = handshake["structures"]?.arrayValue?.compactMap(\.stringValue) ?? []

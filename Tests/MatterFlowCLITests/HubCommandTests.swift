@@ -206,6 +206,30 @@ struct HubCommandTests {
         #expect(!run.stdout.contains("FAIL initialize"), "no check runs after the close: \(run.stdout)")
     }
 
+    @Test("a hub that answers the handshake wrongly, or names no structure when none is given, cannot be checked: exit 2 saying why, the checks not run listed as skipped")
+    func hubCheckOfAHubItCannotUse() async throws {
+        // Answers the early request (id 1) and then initialize (id 2), as a hub of another protocol version would,
+        // and stays until its input ends.
+        let versionTwo = #"/bin/sh -c 'read a; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32002,\"message\":\"not initialized\"}}"; read b; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"protocolVersion\":2}}"; cat >/dev/null'"#
+        let wrong = await matterflow(["hub", "check", versionTwo])
+        #expect(wrong.code == 2, "\(wrong.stdout)\n\(wrong.stderr)")
+        #expect(wrong.stderr.contains("error[hubFailure]: \(versionTwo) did not complete the handshake"), "\(wrong.stderr)")
+        #expect(wrong.stdout.contains("FAIL \(HubConformance.handshakeCheck)"), "\(wrong.stdout)")
+        #expect(wrong.stdout.contains("SKIP \(HubConformance.laterChecks): not run: the handshake failed"), "\(wrong.stdout)")
+        let wrongJSON = await matterflow(["hub", "check", versionTwo, "--json"])
+        #expect(wrongJSON.code == 2)
+        let object = try JSONDocument.parse(wrongJSON.stdout, file: "out").value
+        #expect(object["errors"]?.arrayValue?.first?["code"] == "hubFailure", "\(wrongJSON.stdout)")
+
+        // A hub whose handshake names no structure, checked without --structure.
+        let noStructures = #"/bin/sh -c 'read a; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32002,\"message\":\"not initialized\"}}"; read b; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"protocolVersion\":1,\"hub\":{\"name\":\"h\",\"version\":\"1\"},\"operations\":[\"status\"],\"events\":false}}"; cat >/dev/null'"#
+        let unnamed = await matterflow(["hub", "check", noStructures])
+        #expect(unnamed.code == 2, "\(unnamed.stdout)\n\(unnamed.stderr)")
+        #expect(unnamed.stderr.contains("error[missingStructure]: the hub's handshake names no structure and none was given; give --structure ID"), "\(unnamed.stderr)")
+        #expect(unnamed.stdout.contains("SKIP \(HubConformance.laterChecks): not run: no structure to test"), "\(unnamed.stdout)")
+        #expect(!unnamed.stdout.contains("FAIL"), "\(unnamed.stdout)")
+    }
+
     @Test("hub check --json: one object on stdout, the same verdicts as the lines, and why a hub could not be checked")
     func hubCheckJSON() async throws {
         let serve = try Self.serveCommand()

@@ -36,7 +36,8 @@ struct HubCheckCommand {
             not be checked (exit 2), empty otherwise.
 
             Exit status: 0 when every check passed, 1 when one failed, 2 when the hub cannot be started or
-            reached (or ends before its handshake), or --structure names none of its structures, 64 usage error.
+            reached, ends before its handshake or fails it, or --structure names none of its structures (or the
+            handshake names none and --structure is not given), 64 usage error.
             """)
 
     let arguments: ParsedArguments
@@ -109,6 +110,18 @@ struct HubCheckCommand {
                 + "check that it starts a hub that speaks docs/hub-protocol.md"
             err.line("error[hubUnreachable]: " + message)
             errors.append(code: "hubUnreachable", message: message)
+        }
+        // A hub whose handshake fails cannot be used (`run --hub` refuses it): not a hub that failed a check.
+        if report.endedBeforeHandshake == nil, !report.handshakePassed {
+            let message = "\(given[0]) did not complete the handshake (the FAIL above says what it answered); "
+                + "check that it speaks hub protocol version 1 (docs/hub-protocol.md, section 3)"
+            err.line("error[hubFailure]: " + message)
+            errors.append(code: "hubFailure", message: message)
+        }
+        if report.missingStructure {
+            let message = "the hub's handshake names no structure and none was given; give --structure ID"
+            err.line("error[missingStructure]: " + message)
+            errors.append(code: "missingStructure", message: message)
         }
         if json { out.line(JSONWriter.pretty(Self.json(hub: report.hubName, checks: checks, errors: errors))) }
         guard errors.isEmpty else { return ExitCode.invalidInput }
