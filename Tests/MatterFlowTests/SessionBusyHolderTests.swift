@@ -7,7 +7,7 @@ import Testing
 extension InterpreterTests {
     static let busyWorkflow = action(#""guards": ["noActiveSession"], "onError": [{"errors": ["*"], "next": "routed"}]"#)
     static let unknownHolderMessage =
-        "another commissioning session is active on this structure: let the run that holds it finish, recover that run if it was interrupted, release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)"
+        "another commissioning session is active on this structure: let the run that holds it finish, recover that run if it was interrupted, release the session with cancel.json, or wait for the hub to end it (the simulated home ends one after 300 s without a call; another hub, by its own rule)"
 
     func busyError(_ holder: SessionHolder?, activeSession: Bool = true) async throws -> FlowError? {
         let hub = ScriptedHub()
@@ -23,7 +23,7 @@ extension InterpreterTests {
         #expect(error.cause == .sessionBusy)
         #expect(
             error.message
-                == "another commissioning session is active on this structure, held by run run-holder (session session-7, commissioning c-3) since 2023-11-14T22:13:20Z: let run run-holder finish, recover it if it was interrupted, release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)")
+                == "another commissioning session is active on this structure, held by run run-holder (session session-7, commissioning c-3) since 2023-11-14T22:13:20Z: let run run-holder finish, recover it if it was interrupted, release the session with cancel.json, or wait for the hub to end it (the simulated home ends one after 300 s without a call; another hub, by its own rule)")
         #expect(error.sessionHolder == holder, "the routed fail state raised the caught error again")
         #expect(error.jsonValue.objectValue?.keys.sorted() == ["cause", "code", "message", "state"], "workflows see the message only")
     }
@@ -33,7 +33,7 @@ extension InterpreterTests {
         let anonymous = try await busyError(SessionHolder(sessionID: "session-7", openedAt: 1_700_000_000))
         #expect(
             anonymous?.message
-                == "another commissioning session is active on this structure (session session-7, opened 2023-11-14T22:13:20Z): let the run that holds it finish, recover that run if it was interrupted, release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)")
+                == "another commissioning session is active on this structure (session session-7, opened 2023-11-14T22:13:20Z): let the run that holds it finish, recover that run if it was interrupted, release the session with cancel.json, or wait for the hub to end it (the simulated home ends one after 300 s without a call; another hub, by its own rule)")
         for holder in [nil, SessionHolder()] {
             let error = try await busyError(holder)
             #expect(error?.message == Self.unknownHolderMessage)
@@ -55,7 +55,7 @@ extension InterpreterTests {
         let error = try #require(await handle.result.error)
         #expect(
             error.message
-                == "another commissioning session is active on this structure, held by run lost-1 (session session-9): lost-1 is this run's own ID, probably an earlier attempt of it (submitted again after the first was lost) or another run given the same ID, whose session this attempt does not take over; release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)")
+                == "another commissioning session is active on this structure, held by run lost-1 (session session-9): lost-1 is this run's own ID, probably an earlier attempt of it (submitted again after the first was lost) or another run given the same ID, whose session this attempt does not take over; release the session with cancel.json, or wait for the hub to end it (the simulated home ends one after 300 s without a call; another hub, by its own rule)")
         #expect(error.sessionHolder?.owner == "lost-1")
     }
 

@@ -67,7 +67,7 @@ extension FlowError {
     /// `refused` is the run refused, when known (a holder with its ID is said to be an earlier attempt of it).
     public static func sessionBusy(heldBy holder: SessionHolder?, refusing refused: String? = nil) -> FlowError {
         let known = holder?.isKnown == true ? holder : nil
-        let release = "release the session with cancel.json, or wait for the hub to end it (a session lapses after its lease, 300 s without a call on the simulated hub)"
+        let release = "release the session with cancel.json, or wait for the hub to end it (the simulated home ends one after 300 s without a call; another hub, by its own rule)"
         var error = FlowError(
             .sessionBusy,
             "another commissioning session is active on this structure\(known?.clause ?? ""): \((known ?? SessionHolder()).instructions(refusing: refused, release: release))")
