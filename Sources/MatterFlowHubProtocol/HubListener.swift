@@ -12,6 +12,8 @@ import Synchronization
 public final class HubListener: Sendable {
     private let descriptor: Int32
     private let unixPath: String?
+    /// The lock on a Unix socket's path (``lockingSocketPath(_:)``), held until ``stop()``; -1 for TCP.
+    private let pathLock: Int32
     private let stopped = Mutex(false)
     /// Where it listens, with the port the system chose for `tcp:HOST:0`.
     public let address: String
@@ -24,8 +26,16 @@ public final class HubListener: Sendable {
         case .command:
             throw FlowError(.invalidArgumentValue, "--listen takes unix:PATH or tcp:HOST:PORT")
         case .unix(let path):
-            let descriptor = try Self.listeningUnixSocket(at: path)
+            let lock = try Self.lockingSocketPath(path)
+            let descriptor: Int32
+            do {
+                descriptor = try Self.listeningUnixSocket(at: path)
+            } catch {
+                Glibc.close(lock)
+                throw error
+            }
             closeOnExec(descriptor)
+            self.pathLock = lock
             self.descriptor = descriptor
             self.unixPath = path
             self.address = "unix:\(path)"
@@ -60,6 +70,7 @@ public final class HubListener: Sendable {
             closeOnExec(descriptor)
             self.descriptor = descriptor
             self.unixPath = nil
+            self.pathLock = -1
             self.address = HubEndpoint.tcp(host: host, port: actualPort).description
         }
     }
@@ -113,60 +124,103 @@ public final class HubListener: Sendable {
         }) else { return }
         shutdown(descriptor, Int32(SHUT_RDWR))
         Glibc.close(descriptor)
+        // The socket file goes before the lock is let go: no other hub has the path until then.
         if let unixPath { unlink(unixPath) }
+        if pathLock >= 0 { Glibc.close(pathLock) }
     }
 }
 
 extension HubListener {
-    /// A Unix socket bound to `path` and listening. A socket file left at `path` by a hub that died without removing it
-    /// (SIGKILL, a crash) is replaced, as nothing listens on it; a socket some process listens on, or a file that is no
-    /// socket, is left alone and refused.
+    /// The lock a listener on the Unix socket `path` holds for as long as it listens (`PATH.lock`, left in place): two
+    /// hubs started at once for one path cannot both take it, nor one replace the other's socket.
+    /// - Throws: ``FlowError`` `hubUnreachable` when another listener holds it, or it cannot be made.
+    static func lockingSocketPath(_ path: String) throws(FlowError) -> Int32 {
+        let lockPath = path + ".lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw FlowError(.hubUnreachable, "could not listen on unix:\(path): its lock file \(lockPath) cannot be opened (\(String(cString: strerror(errno))))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let failure = errno
+            Glibc.close(descriptor)
+            throw FlowError(
+                .hubUnreachable,
+                failure == EWOULDBLOCK
+                    ? "could not listen on unix:\(path): another hub serves there (it holds \(lockPath)); stop it or choose another path"
+                    : "could not listen on unix:\(path): its lock file \(lockPath) cannot be locked (\(String(cString: strerror(failure))))")
+        }
+        return descriptor
+    }
+
+    /// A Unix socket bound to `path` and listening (the caller holds the path's lock, ``lockingSocketPath(_:)``). A
+    /// socket file left at `path` by a hub that died without removing it (SIGKILL, a crash) is replaced, as connecting
+    /// to it is refused; a socket that takes connections, one that cannot be told, and a file that is no socket are
+    /// left alone and refused.
     static func listeningUnixSocket(at path: String) throws(FlowError) -> Int32 {
         var address = try unixSocketAddress(path)
-        var replacedStale = false
-        while true {
+        func refusal(_ why: String) -> FlowError { FlowError(.hubUnreachable, "could not listen on unix:\(path): \(why)") }
+        for _ in 0..<3 {
             let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            guard descriptor >= 0 else {
-                throw FlowError(.hubUnreachable, "could not listen on unix:\(path): \(String(cString: strerror(errno)))")
-            }
+            guard descriptor >= 0 else { throw refusal(String(cString: strerror(errno))) }
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
             if bound == 0, listen(descriptor, 16) == 0 { return descriptor }
             let failure = errno
             Glibc.close(descriptor)
-            let reason = String(cString: strerror(failure))
-            guard failure == EADDRINUSE, !replacedStale else {
-                throw FlowError(.hubUnreachable, "could not listen on unix:\(path): \(reason)")
-            }
+            guard failure == EADDRINUSE else { throw refusal(String(cString: strerror(failure))) }
             var status = stat()
-            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else {
-                throw FlowError(
-                    .hubUnreachable, "could not listen on unix:\(path): the path exists and is not a socket; remove it or choose another path")
+            guard lstat(path, &status) == 0 else {
+                if errno == ENOENT { continue }  // removed meanwhile: bind again
+                throw refusal("the path is taken and cannot be examined (\(String(cString: strerror(errno))))")
             }
-            guard !Self.accepts(&address) else {
-                throw FlowError(
-                    .hubUnreachable, "could not listen on unix:\(path): another process listens on it (a hub already serving?); stop it or choose another path")
+            guard status.st_mode & S_IFMT == S_IFSOCK else {
+                throw refusal("the path exists and is not a socket; remove it or choose another path")
             }
-            // Nothing listens: the socket file of a hub that died. It is replaced once.
-            guard unlink(path) == 0 || errno == ENOENT else {
-                throw FlowError(
-                    .hubUnreachable, "could not listen on unix:\(path): a socket file no process listens on is left there, and it cannot be removed (\(String(cString: strerror(errno)))); remove it")
+            switch Self.probe(&address) {
+            case .listening:
+                throw refusal("another process listens on it (a hub already serving?); stop it or choose another path")
+            case .unknown(let reason):
+                throw refusal("a socket is there, and whether a process listens on it cannot be told (\(reason)); remove it if none does")
+            case .gone:
+                continue
+            case .refused:
+                // Nothing listens: the socket file of a hub that died.
+                guard unlink(path) == 0 || errno == ENOENT else {
+                    throw refusal(
+                        "a socket file no process listens on is left there, and it cannot be removed (\(String(cString: strerror(errno)))); remove it")
+                }
             }
-            replacedStale = true
         }
+        throw refusal("the path was taken again each time it was freed; choose another path")
     }
 
-    /// Whether some process listens on the Unix socket at `address`: a connection is taken, or waits because the
-    /// listener's backlog is full (the probe does not wait for it). Only a refusal says nothing listens.
-    private static func accepts(_ address: inout sockaddr_un) -> Bool {
+    /// What connecting to a Unix socket file says of it.
+    private enum Probe {
+        /// A process takes connections there, or will (its backlog is full: the probe does not wait).
+        case listening
+        /// Connecting is refused: no process listens.
+        case refused
+        /// The file went away.
+        case gone
+        /// Another answer (another user's socket, a datagram socket): not the probe's to decide.
+        case unknown(String)
+    }
+
+    private static func probe(_ address: inout sockaddr_un) -> Probe {
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard probe >= 0 else { return true }
+        guard probe >= 0 else { return .unknown(String(cString: strerror(errno))) }
         defer { Glibc.close(probe) }
         _ = fcntl(probe, F_SETFL, fcntl(probe, F_GETFL) | O_NONBLOCK)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        return connected == 0 || errno == EAGAIN || errno == EINPROGRESS
+        if connected == 0 { return .listening }
+        switch errno {
+        case EAGAIN, EINPROGRESS: return .listening
+        case ECONNREFUSED: return .refused
+        case ENOENT: return .gone
+        case let other: return .unknown(String(cString: strerror(other)))
+        }
     }
 }

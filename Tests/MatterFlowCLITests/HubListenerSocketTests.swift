@@ -30,15 +30,36 @@ struct HubListenerSocketTests {
         defer { listener.stop() }
         #expect(listener.address == "unix:\(path)")
 
-        // A second hub on the path of one that listens is refused, and the first keeps its socket.
+        // A second hub on the path of one that listens is refused (the first holds the path's lock), and the first
+        // keeps its socket.
         do {
             _ = try HubListener(endpoint: .unix(path: path))
             Issue.record("a second listener took the path of one that listens")
         } catch {
             #expect(error.cause == .hubUnreachable)
-            #expect(error.message.contains("another process listens on it"), "\(error.message)")
+            #expect(error.message.contains("another hub serves there (it holds \(path).lock)"), "\(error.message)")
         }
         #expect(FileManager.default.fileExists(atPath: path))
+
+        // A live socket of another kind (a datagram socket, which a stream connect cannot tell) is not replaced.
+        let datagramPath = directory.file("other.sock")
+        var datagramAddress = try unixSocketAddress(datagramPath)
+        let datagram = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(datagram) }
+        let datagramBound = withUnsafePointer(to: &datagramAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(datagram, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(datagramBound == 0)
+        var before = stat()
+        #expect(lstat(datagramPath, &before) == 0)
+        do {
+            _ = try HubListener(endpoint: .unix(path: datagramPath))
+            Issue.record("a listener replaced a live datagram socket")
+        } catch {
+            #expect(error.message.contains("whether a process listens on it cannot be told"), "\(error.message)")
+        }
+        var after = stat()
+        #expect(lstat(datagramPath, &after) == 0 && after.st_ino == before.st_ino, "the datagram socket's file is the same")
 
         // A file that is no socket is never removed.
         let notes = directory.file("notes.txt")
