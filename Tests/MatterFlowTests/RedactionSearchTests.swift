@@ -137,6 +137,27 @@ struct RedactionSearchTests {
         }
     }
 
+    @Test("shared secrets find other spellings in a worker's long lines too: the quick check lets through every line a secret could be spelled in with other bytes")
+    func sharedSecretsFindOtherSpellings() {
+        let r = RunOptions.redacted
+        let shared = SharedSecrets()
+        let kelvin = SecretValues()
+        kelvin.add("\u{212A}9042-code-xyz")
+        let plain = SecretValues()
+        plain.add("Ku\u{308}hlschrank-2468")
+        let ascii = SecretValues()
+        ascii.add("Key-77aa-K")
+        for run in [kelvin, plain, ascii] { shared.add(run) }
+        // An ASCII line spelling the Kelvin sign K: no quad of the secret stands in it.
+        #expect(shared.redacting("hub: pairing with K9042-code-xyz now, attempt 2") == "hub: pairing with \(r) now, attempt 2")
+        // A line spelling the decomposed ü composed.
+        #expect(shared.redacting("hub: network K\u{FC}hlschrank-2468 joined, all is well") == "hub: network \(r) joined, all is well")
+        // A line spelling an ASCII secret's K as a Kelvin sign.
+        #expect(shared.redacting("hub: using \u{212A}ey-77aa-\u{212A} for the session, attempt 3") == "hub: using \(r) for the session, attempt 3")
+        // Lines with nothing secret are left as they are.
+        #expect(shared.redacting("hub: commissioning node 17 on fabric 1 done in 12 ms") == "hub: commissioning node 17 on fabric 1 done in 12 ms")
+    }
+
     @Test("shared secrets hide every run's secrets in one pass: a short secret of one run inside another run's longer one leaves no digit of the longer one, whichever run came first")
     func sharedSecretsAcrossRuns() {
         let r = RunOptions.redacted

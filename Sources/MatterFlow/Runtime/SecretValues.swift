@@ -275,9 +275,12 @@ final class SecretValues: Sendable {
 
     /// The first four bytes of every form redaction searches inside text, each as one number (``quad(_:at:)``):
     /// text in which no four neighbouring bytes are one of them holds none of the forms (each has four bytes or more).
-    func leadingQuads() -> [UInt32] {
+    ///
+    /// `outsideASCII`: whether some form holds a character outside ASCII, which text may spell with other bytes, so
+    /// that its quad does not show it (ASCII text spelling a Kelvin sign `K`).
+    func leadingQuads() -> (quads: [UInt32], outsideASCII: Bool) {
         let matcher = known.withLock { $0.currentMatcher() }
-        return matcher.forms.compactMap { $0.bytes.count >= 4 ? Self.quad($0.bytes, at: 0) : nil }
+        return (matcher.forms.compactMap { $0.bytes.count >= 4 ? Self.quad($0.bytes, at: 0) : nil }, matcher.hasFormsOutsideASCII)
     }
 
     /// Bytes `index` to `index + 3` of `bytes` as one number.

@@ -33,6 +33,9 @@ public final class SharedSecrets: Sendable {
         var quads: Set<UInt32> = []
         /// Each kept run's ``SecretValues/generation`` when its quads were taken, by its ``SecretValues/serial``.
         var seen: [UInt64: Int] = [:]
+        /// The kept runs with a secret holding a character outside ASCII, which a line may spell with other bytes
+        /// than its quads: while there is one, every line is searched.
+        var outsideASCII: Set<UInt64> = []
         /// Runs whose quads are in ``quads`` but which are kept no more: the set is made again past a number of them.
         var dropped = 0
     }
@@ -81,7 +84,7 @@ public final class SharedSecrets: Sendable {
             return (all, state.seen)
         }
         // The runs whose secrets grew since their quads were taken (taken outside the lock: each run has its own).
-        var grown: [(UInt64, Int, [UInt32])] = []
+        var grown: [(UInt64, Int, (quads: [UInt32], outsideASCII: Bool))] = []
         for secrets in all {
             let generation = secrets.generation
             if known[secrets.serial] != generation { grown.append((secrets.serial, generation, secrets.leadingQuads())) }
@@ -91,30 +94,36 @@ public final class SharedSecrets: Sendable {
             let gone = state.seen.keys.filter { !kept.contains($0) }
             if !gone.isEmpty {
                 state.dropped += gone.count
-                for id in gone { state.seen.removeValue(forKey: id) }
+                for id in gone {
+                    state.seen.removeValue(forKey: id)
+                    state.outsideASCII.remove(id)
+                }
             }
             if state.dropped > 1024 {
                 // Made again from the runs kept: their quads are taken anew at the next line.
                 state.quads = []
                 state.seen = [:]
+                state.outsideASCII = []
                 state.dropped = 0
                 return true
             }
-            for (id, generation, quads) in grown {
-                state.quads.formUnion(quads)
+            for (id, generation, taken) in grown {
+                state.quads.formUnion(taken.quads)
                 state.seen[id] = generation
+                if taken.outsideASCII { state.outsideASCII.insert(id) } else { state.outsideASCII.remove(id) }
             }
-            return Self.mayHold(text, quads: state.quads)
+            return !state.outsideASCII.isEmpty || Self.mayHold(text, quads: state.quads)
         }
         let redacted = mayHold ? SecretValues.redacting(text, across: all) : text
         return members.redacting(redacted)
     }
 
-    /// Whether `text` may hold a form whose first four bytes are one of `quads`, or is short enough to be a short
-    /// secret whole.
+    /// Whether `text` may hold a form whose first four bytes are one of `quads`, is short enough to be a short
+    /// secret whole, or holds a character outside ASCII (which may spell a secret's character with other bytes: a
+    /// Kelvin sign for `K`, a composed `é` for a decomposed one).
     private static func mayHold(_ text: String, quads: Set<UInt32>) -> Bool {
         let bytes = Array(text.utf8)
-        guard bytes.count > 16 else { return true }
+        guard bytes.count > 16, bytes.allSatisfy({ $0 < 0x80 }) else { return true }
         for index in 0...(bytes.count - 4) where quads.contains(SecretValues.quad(bytes, at: index)) { return true }
         return false
     }
