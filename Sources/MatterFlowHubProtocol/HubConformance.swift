@@ -65,8 +65,11 @@ public struct HubConformance: Sendable {
         public var structuresWhenUnknown: [String]?
         /// The hub's name from its handshake, when one passed.
         public var hubName: String?
-        /// Whether the handshake passed; when it did not, the hub cannot be used, whatever else the checks found.
-        public var handshakePassed = false
+        /// Whether a client can use the hub's handshake (it may still fail the check, for an operation it does not
+        /// know); when it cannot, the hub cannot be used, whatever else the checks found.
+        public var handshakeUsable = false
+        /// Why no client can use the handshake (what the client's reader said, or that no result came).
+        public var handshakeProblem: String?
         /// Whether no structure was given and the handshake names none: nothing past it could be checked.
         public var missingStructure = false
     }
@@ -88,7 +91,8 @@ public struct HubConformance: Sendable {
         channel.close()
         return Report(
             checks: run.checks, endedBeforeHandshake: endedBeforeHandshake, structuresWhenUnknown: run.structuresWhenUnknown,
-            hubName: run.hubName, handshakePassed: run.handshakePassed, missingStructure: run.missingStructure)
+            hubName: run.hubName, handshakeUsable: run.handshakeUsable, handshakeProblem: run.handshakeProblem,
+            missingStructure: run.missingStructure)
     }
 }
 
@@ -108,6 +112,11 @@ final class ConformanceRun {
     private(set) var structuresWhenUnknown: [String]?
     /// Whether no structure was given and the handshake names none, so nothing past it could be checked.
     private(set) var missingStructure = false
+    /// Whether a client could use the hub's handshake (``RemoteHub/Handshake/init(reading:)``), whatever the check
+    /// found beside (an operation it does not know).
+    private(set) var handshakeUsable = false
+    /// Why no client could use the handshake, when none could and the hub answered.
+    private(set) var handshakeProblem: String?
 
     init(client: RawHubClient, limit: Duration, cancellationLimit: Duration) {
         self.client = client
@@ -234,15 +243,25 @@ final class ConformanceRun {
         let handshake = result(hello.reply)
         let operations = handshake?["operations"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let unknown = operations.filter { !HubMethod.all.contains($0) && !customOperations.contains($0) }
-        guard let handshake, handshake["protocolVersion"]?.intValue == 1, handshake["hub"]?["name"]?.stringValue != nil,
-            handshake["events"]?.boolValue != nil, handshake["operations"]?.arrayValue != nil, unknown.isEmpty
-        else {
+        // Read as a client reads it: what it refuses, no client can use.
+        var problem: String?
+        if let handshake {
+            do {
+                _ = try RemoteHub.Handshake(reading: .object(handshake))
+                handshakeUsable = true
+            } catch {
+                problem = error.message
+            }
+        }
+        guard let handshake, handshakeUsable, unknown.isEmpty else {
             fail(
                 HubConformance.handshakeCheck, sent: hello.sent, got: hello.reply,
                 wanted: "result {\"protocolVersion\": 1, \"hub\": {\"name\", \"version\"}, \"operations\": [known methods], \"events\": bool}"
+                    + (problem.map { " (\($0))" } ?? "")
                     + (unknown.isEmpty
                         ? ""
                         : "; unknown methods listed: \(unknown.joined(separator: ", ")) (custom operations need --catalog)"))
+            handshakeProblem = problem ?? (handshake == nil ? "no result to initialize" : nil)
             if !stoppedBecauseClosed() { skip(HubConformance.laterChecks, "not run: the handshake failed") }
             return
         }

@@ -159,30 +159,12 @@ public final class RemoteHub: ConnectedHub {
             "client": ["name": .string(options.clientName), "version": .string(options.clientVersion)],
         ]
         let result = try await call("initialize", params, checkSupport: false, silenceLimit: options.handshakeLimit)
-        let reader = try WireReader(result, subject: "the hub's answer to initialize", cause: .hubFailure)
-        let version = try reader.int("protocolVersion", in: 0...Int(Int32.max))
-        guard version == HubMethod.protocolVersion else {
-            let failure = FlowError(
-                .hubFailure,
-                "the hub speaks hub protocol version \(version); this MatterFlow speaks version \(HubMethod.protocolVersion)")
-            fail(failure)
-            throw failure
-        }
-        let hub = try reader.object("hub")
-        let operations = try reader.strings("operations")
-        var handshake = Handshake(
-            protocolVersion: version, hubName: try hub.string("name"), hubVersion: try hub.string("version"),
-            operations: Set(operations), events: try reader.bool("events"),
-            structures: reader.object["structures"] == nil ? [] : try reader.strings("structures"))
-        if let instance = try hub.optionalString("instance") {
-            guard Handshake.isInstanceID(instance) else {
-                let failure = FlowError(
-                    .hubFailure,
-                    "the hub's answer to initialize: member \"hub.instance\" must be 1 to 200 bytes without control characters (an ID the hub keeps with its state)")
-                fail(failure)
-                throw failure
-            }
-            handshake.hubInstance = instance
+        let handshake: Handshake
+        do {
+            handshake = try Handshake(reading: result)
+        } catch {
+            fail(error)
+            throw error
         }
         state.withLock { $0.handshake = handshake }
         return handshake
@@ -573,5 +555,34 @@ extension HubCallContext {
         if let expectedSessionID { object["expectedSessionID"] = .string(expectedSessionID) }
         if let element { object["element"] = .string(element) }
         return .object(object)
+    }
+}
+
+extension RemoteHub.Handshake {
+    /// The handshake a hub's answer to `initialize` (its `result`) gives, as a client reads it (`hub check`'s
+    /// handshake check reads it the same way).
+    /// - Throws: ``FlowError`` `hubFailure` naming what is missing or wrong, or the protocol version it speaks.
+    public init(reading result: JSONValue) throws(FlowError) {
+        let reader = try WireReader(result, subject: "the hub's answer to initialize", cause: .hubFailure)
+        let version = try reader.int("protocolVersion", in: 0...Int(Int32.max))
+        guard version == HubMethod.protocolVersion else {
+            throw FlowError(
+                .hubFailure,
+                "the hub speaks hub protocol version \(version); this MatterFlow speaks version \(HubMethod.protocolVersion)")
+        }
+        let hub = try reader.object("hub")
+        let operations = try reader.strings("operations")
+        self.init(
+            protocolVersion: version, hubName: try hub.string("name"), hubVersion: try hub.string("version"),
+            operations: Set(operations), events: try reader.bool("events"),
+            structures: reader.object["structures"] == nil ? [] : try reader.strings("structures"))
+        if let instance = try hub.optionalString("instance") {
+            guard Self.isInstanceID(instance) else {
+                throw FlowError(
+                    .hubFailure,
+                    "the hub's answer to initialize: member \"hub.instance\" must be 1 to 200 bytes without control characters (an ID the hub keeps with its state)")
+            }
+            hubInstance = instance
+        }
     }
 }

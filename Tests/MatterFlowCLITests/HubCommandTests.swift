@@ -213,13 +213,28 @@ struct HubCommandTests {
         let versionTwo = #"/bin/sh -c 'read a; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32002,\"message\":\"not initialized\"}}"; read b; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"protocolVersion\":2}}"; cat >/dev/null'"#
         let wrong = await matterflow(["hub", "check", versionTwo])
         #expect(wrong.code == 2, "\(wrong.stdout)\n\(wrong.stderr)")
-        #expect(wrong.stderr.contains("error[hubFailure]: \(versionTwo) did not complete the handshake"), "\(wrong.stderr)")
+        #expect(
+            wrong.stderr.contains("error[hubFailure]: \(versionTwo) did not complete the handshake (the hub speaks hub protocol version 2; this MatterFlow speaks version 1)"),
+            "\(wrong.stderr)")
         #expect(wrong.stdout.contains("FAIL \(HubConformance.handshakeCheck)"), "\(wrong.stdout)")
         #expect(wrong.stdout.contains("SKIP \(HubConformance.laterChecks): not run: the handshake failed"), "\(wrong.stdout)")
         let wrongJSON = await matterflow(["hub", "check", versionTwo, "--json"])
         #expect(wrongJSON.code == 2)
         let object = try JSONDocument.parse(wrongJSON.stdout, file: "out").value
         #expect(object["errors"]?.arrayValue?.first?["code"] == "hubFailure", "\(wrongJSON.stdout)")
+
+        // A handshake a client reads but the check does not take (an operation only a catalog defines) is a failed
+        // check of a usable hub: exit 1, as run --hub takes the hub.
+        let custom = #"/bin/sh -c 'read a; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32002,\"message\":\"not initialized\"}}"; read b; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"protocolVersion\":1,\"hub\":{\"name\":\"h\",\"version\":\"1\"},\"operations\":[\"status\",\"readFirmwareStatus\"],\"events\":false,\"structures\":[\"home\"]}}"; cat >/dev/null'"#
+        let usable = await matterflow(["hub", "check", custom])
+        #expect(usable.code == 1, "\(usable.stdout)\n\(usable.stderr)")
+        #expect(usable.stdout.contains("unknown methods listed: readFirmwareStatus (custom operations need --catalog)"), "\(usable.stdout)")
+        #expect(!usable.stderr.contains("did not complete the handshake"), "\(usable.stderr)")
+        // One without hub.version, which the check took before, is refused as run --hub refuses it.
+        let versionless = #"/bin/sh -c 'read a; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32002,\"message\":\"not initialized\"}}"; read b; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"protocolVersion\":1,\"hub\":{\"name\":\"h\"},\"operations\":[\"status\"],\"events\":false,\"structures\":[\"home\"]}}"; cat >/dev/null'"#
+        let refused = await matterflow(["hub", "check", versionless])
+        #expect(refused.code == 2, "\(refused.stdout)\n\(refused.stderr)")
+        #expect(refused.stderr.contains("did not complete the handshake (") && refused.stderr.contains("version"), "\(refused.stderr)")
 
         // A hub whose handshake names no structure, checked without --structure.
         let noStructures = #"/bin/sh -c 'read a; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32002,\"message\":\"not initialized\"}}"; read b; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"protocolVersion\":1,\"hub\":{\"name\":\"h\",\"version\":\"1\"},\"operations\":[\"status\"],\"events\":false}}"; cat >/dev/null'"#

@@ -112,9 +112,9 @@ struct HubCheckCommand {
             errors.append(code: "hubUnreachable", message: message)
         }
         // A hub whose handshake fails cannot be used (`run --hub` refuses it): not a hub that failed a check.
-        if report.endedBeforeHandshake == nil, !report.handshakePassed {
-            let message = "\(given[0]) did not complete the handshake (the FAIL above says what it answered); "
-                + "check that it speaks hub protocol version 1 (docs/hub-protocol.md, section 3)"
+        if report.endedBeforeHandshake == nil, !report.handshakeUsable {
+            let message = "\(given[0]) did not complete the handshake (\(report.handshakeProblem ?? "no usable answer to initialize")); "
+                + "check that it speaks hub protocol version 1 (docs/hub-protocol.md, section 2)"
             err.line("error[hubFailure]: " + message)
             errors.append(code: "hubFailure", message: message)
         }
