@@ -105,7 +105,8 @@ public final class RemoteHub: ConnectedHub {
         /// Calls cancelled before they were sent.
         var cancelledBeforeSend: Set<Int> = []
         var subscriptions: [String: @Sendable (HubEvent) -> Void] = [:]
-        /// Set once the connection is unusable; every later call fails with it.
+        /// Set once the connection is unusable: the calls open then fail with it, every later one is refused unsent
+        /// (``RemoteHub/notSent(_:after:)``).
         var failure: FlowError?
         var linesReceived = 0
         var handshake: Handshake?

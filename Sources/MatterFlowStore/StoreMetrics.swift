@@ -172,6 +172,8 @@ extension PostgresRunStore {
             leaseExpired: count(5), startFailures: count(6),
             cancelsPending: count(7), sessionsHeld: count(8), waitingForAnswer: waiting.count,
             oldestQuestionAge: oldestAsked.map { max(0, storeNow - $0) } ?? 0,
-            workers: try workers(includingStopped: true), inRecovery: row[10] == "t", readOnlyDefault: row[11] == "t")
+            workers: try workers(includingStopped: true), inRecovery: row[10] == "t",
+            // A standby is said to be one; the fence is a primary's.
+            readOnlyDefault: row[11] == "t" && row[10] != "t")
     }
 }

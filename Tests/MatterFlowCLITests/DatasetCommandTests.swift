@@ -50,6 +50,9 @@ struct DatasetCommandTests {
         #expect(device.code == 2)
         #expect(device.stderr.contains("<stdin>: error[unreadableFile]: standard input is a device, not a pipe or a file; pipe the dataset's hex in"), "\(device.stderr)")
         #expect(!device.stderr.contains("JSON"), "\(device.stderr)")
+        let folder = await matterflow(["dataset", "-"], standardInput: directory.path)
+        #expect(folder.code == 2)
+        #expect(folder.stderr.contains("<stdin>: error[unreadableFile]: standard input is a directory, not a pipe or a file; pipe the dataset's hex in"), "\(folder.stderr)")
         let typed = await matterflow("dataset", "x" + PublishedVectors.openThread5938)
         #expect(typed.stderr.contains("character 1 of the hex text is 'x'"), "positions count from 1: \(typed.stderr)")
     }

@@ -12,12 +12,25 @@ extension ToolEnvironment {
     /// or the file tests name. A terminal is refused, saying what to pipe (`piping`); findings are named `<stdin>`.
     static func standardInputText(_ path: String, piping: String) throws(DiagnosticsError) -> String {
         let processInput = path == ToolEnvironment.processStandardInput
-        if isatty(STDIN_FILENO) == 1 && processInput {
-            throw DiagnosticsError([
+        func refusal(_ what: String) -> DiagnosticsError {
+            DiagnosticsError([
                 Diagnostic(
-                    severity: .error, code: DiagnosticCode.unreadableFile, message: "standard input is a terminal; " + piping,
+                    severity: .error, code: DiagnosticCode.unreadableFile, message: "standard input is \(what); " + piping,
                     file: RunInputParser.standardInputName)
             ])
+        }
+        if isatty(STDIN_FILENO) == 1 && processInput { throw refusal("a terminal") }
+        // A device (`< /dev/null`, `< /dev/zero`) or a directory as standard input: what to do is what the command
+        // reads, not a file to name.
+        var status = stat()
+        if (processInput ? fstat(STDIN_FILENO, &status) : stat(path, &status)) == 0 {
+            let kind: String? =
+                switch status.st_mode & S_IFMT {
+                case S_IFCHR, S_IFBLK: "a device"
+                case S_IFDIR: "a directory"
+                default: nil
+                }
+            if let kind { throw refusal("\(kind), not a pipe or a file") }
         }
         do {
             return processInput
@@ -28,10 +41,6 @@ extension ToolEnvironment {
             throw DiagnosticsError(error.diagnostics.map { diagnostic in
                 var named = diagnostic
                 named.file = RunInputParser.standardInputName
-                // A device (/dev/null, /dev/zero) given as standard input: what to do is what the command reads.
-                if diagnostic.message.hasPrefix("this is a device or a socket") {
-                    named.message = "standard input is a device, not a pipe or a file; " + piping
-                }
                 return named
             })
         }
