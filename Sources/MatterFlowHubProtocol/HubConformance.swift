@@ -245,15 +245,16 @@ final class ConformanceRun {
         let unknown = operations.filter { !HubMethod.all.contains($0) && !customOperations.contains($0) }
         // Read as a client reads it: what it refuses, no client can use.
         var problem: String?
+        var read: RemoteHub.Handshake?
         if let handshake {
             do {
-                _ = try RemoteHub.Handshake(reading: .object(handshake))
+                read = try RemoteHub.Handshake(reading: .object(handshake))
                 handshakeUsable = true
             } catch {
                 problem = error.message
             }
         }
-        guard let handshake, handshakeUsable, unknown.isEmpty else {
+        guard let read, unknown.isEmpty else {
             fail(
                 HubConformance.handshakeCheck, sent: hello.sent, got: hello.reply,
                 wanted: "result {\"protocolVersion\": 1, \"hub\": {\"name\", \"version\"}, \"operations\": [known methods], \"events\": bool}"
@@ -267,14 +268,13 @@ final class ConformanceRun {
         }
         pass(HubConformance.handshakeCheck)
         handshakePassed = true
-        hubName = handshake["hub"]?["name"]?.stringValue
-        let events = handshake["events"]?.boolValue ?? false
-        guard let structure = structure ?? handshake["structures"]?.arrayValue?.first?.stringValue else {
+        hubName = read.hubName
+        guard let structure = structure ?? read.structures.first else {
             missingStructure = true
             skip(HubConformance.laterChecks, "not run: no structure to test (the handshake names none; give --structure ID)")
             return
         }
-        let named = handshake["structures"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let named = read.structures
         guard named.isEmpty || named.contains(structure) else {
             structuresWhenUnknown = named
             // A structure the hub does not serve would fail every later check for the person's mistake, not the hub's.
@@ -283,7 +283,7 @@ final class ConformanceRun {
                 wanted: "--structure naming one of the hub's structures: \(named.joined(separator: ", "))")
             return
         }
-        let hub = HubUnderCheck(target: .string(structure), structure: structure, operations: operations, events: events)
+        let hub = HubUnderCheck(target: .string(structure), structure: structure, operations: operations, events: read.events)
         for step in Self.steps {
             await step(self)(hub)
             if stoppedBecauseClosed() { return }

@@ -316,24 +316,13 @@ final class SecretValues: Sendable {
         return text.withUTF8 { bytes in replacing(other.isEmpty ? found : found + other, in: bytes) }
     }
 
-    /// The byte ranges of the forms of `matchers` standing in `bytes` (UTF-8), overlapping ones merged, in order. Each
-    /// matcher searches the whole text in turn (its tables stay in the cache), noting the longest form at each byte.
+    /// The byte ranges of the forms of `matchers` standing in `bytes` (UTF-8), in order: at each byte where one
+    /// begins, the longest that ends past those before it (``replacing(_:in:)`` merges the overlaps). Each matcher
+    /// searches the whole text in turn (its tables stay in the cache).
     private static func byteOccurrences(in bytes: UnsafeBufferPointer<UInt8>, matchers: [Matcher]) -> [Range<Int>] {
         var ends: [Int] = []
         for matcher in matchers { matcher.recordLongestEnds(in: bytes, into: &ends) }
-        guard !ends.isEmpty else { return [] }
-        var ranges: [Range<Int>] = []
-        var covered: Range<Int>?
-        for (start, end) in ends.enumerated() where end > 0 {
-            if let current = covered, start < current.upperBound {
-                if end > current.upperBound { covered = current.lowerBound..<end }
-            } else {
-                if let current = covered { ranges.append(current) }
-                covered = start..<end
-            }
-        }
-        if let covered { ranges.append(covered) }
-        return ranges
+        return ends.enumerated().compactMap { start, end in end > 0 ? start..<end : nil }
     }
 
     /// The UTF-8 ranges of the forms of `matchers` that stand in `text` character for character with other bytes:

@@ -119,7 +119,7 @@ struct HubCheckCommand {
             errors.append(code: "hubFailure", message: message)
         }
         if report.missingStructure {
-            let message = "the hub's handshake names no structure and none was given; give --structure ID"
+            let message = HubOption.missingStructureMessage(hub: report.hubName ?? "")
             err.line("error[missingStructure]: " + message)
             errors.append(code: "missingStructure", message: message)
         }

@@ -112,8 +112,7 @@ enum HubOption {
             return structure
         }
         if let first = remote.handshake?.structures.first { return first }
-        err.line(
-            "error[missingStructure]: hub \(remote.handshake?.hubName ?? "") names no structure in its handshake; pass --structure ID")
+        err.line("error[missingStructure]: " + missingStructureMessage(hub: remote.handshake?.hubName ?? ""))
         return nil
     }
 
@@ -135,6 +134,11 @@ enum HubOption {
     }
 
     /// ``unknownStructure(_:hub:structures:)`` without its `error[code]: ` prefix.
+    /// Why a hub whose handshake names no structure cannot be used without `--structure` (`missingStructure`).
+    static func missingStructureMessage(hub: String) -> String {
+        "hub \(hub) names no structure in its handshake; pass --structure ID"
+    }
+
     static func unknownStructureMessage(_ structure: String, hub: String, structures: [String]) -> String {
         "--structure \(structure): hub \(hub) has no such structure (structures: "
             + "\(structures.joined(separator: ", ")))\(SpellingSuggestion.hint(for: structure, among: structures))"

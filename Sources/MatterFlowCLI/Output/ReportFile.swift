@@ -11,14 +11,14 @@ enum ReportFile {
 
     /// Writes `text` to `path`; nil when it was written, else why not and what to check, for a message about `what`.
     static func write(_ text: String, to path: String, what: String) -> String? {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            return "the \(what) could not be written: \(path) is a directory; give the path of a file (in it, or elsewhere)"
-        }
         do {
             try AtomicFile.write(text, to: path, mode: 0o644)
             return nil
         } catch {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return "the \(what) could not be written: \(path) is a directory; give the path of a file (in it, or elsewhere)"
+            }
             return "the \(what) could not be written (\(error)); check that \(path)'s directory exists and is writable"
         }
     }
