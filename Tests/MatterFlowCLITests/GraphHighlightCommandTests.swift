@@ -137,4 +137,46 @@ import Testing
             "graph", Repository.workflow("commission-device"), "--expand", "--highlight-path", "prepare/prepare, request")
         #expect(states.code == 0, "\(states.stderr)")
     }
+
+    @Test("a fixture's test --json report draws the path of its run, as that path pasted from a test mismatch does; a fixture file, or a report of several workflows' fixtures, says what to give instead")
+    func aFixturesReportDrawsItsRunsPath() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fixtures = Repository.workflowsDirectory + "/fixtures/commission-device"
+        let fixture = fixtures + "/add-device-request-fails.fixture.json"
+        let tested = await matterflow("test", fixture, "--json")
+        #expect(tested.code == 0, "\(tested.stderr)")
+        let report = try directory.write(tested.stdout, to: "report.json")
+        let workflow = Repository.workflow("commission-device")
+        let drawn = await matterflow("graph", workflow, "--expand", "--highlight-path", report)
+        #expect(drawn.code == 0, "\(drawn.stderr)")
+        let path = "prepare, prepare/prepare, prepare/prepared, request, request/request, request/rememberFailure, request/releaseAfterFailure, request/failed, rememberFailure, releaseAfterFailure, releaseAfterFailure/cancel, releaseAfterFailure/released, failedAfterRelease"
+        let listed = await matterflow("graph", workflow, "--expand", "--highlight-path", path)
+        #expect(listed.code == 0, "\(listed.stderr)")
+        #expect(drawn.stdout == listed.stdout, "the report's path is the run's")
+        // The same path as a test mismatch prints it, with its label, pasted.
+        let pasted = "actual (13):   " + path.replacingOccurrences(of: ", ", with: " → ")
+        let fromMismatch = await matterflow("graph", workflow, "--expand", "--highlight-path", pasted)
+        #expect(fromMismatch.code == 0, "\(fromMismatch.stderr)")
+        #expect(fromMismatch.stdout == listed.stdout)
+        // Another workflow's fixture: named, not drawn.
+        let other = await matterflow("graph", Repository.workflow("prepare"), "--highlight-path", report)
+        #expect(other.code == 2)
+        #expect(other.stderr.contains("\(report): error[highlightMismatch]: this report's fixture ran \(workflow), but the graph draws"), "\(other.stderr)")
+        // A fixture file is no run.
+        let given = await matterflow("graph", workflow, "--highlight-path", fixture)
+        #expect(given.code == 2)
+        #expect(given.stderr.contains("error[highlightMismatch]: this is a fixture, not the path of a run; run it and draw its report"), "\(given.stderr)")
+        // A report of a directory's fixtures names them and says how to report one alone.
+        let all = try directory.write(await matterflow("test", fixtures, "--json").stdout, to: "all.json")
+        let many = await matterflow("graph", workflow, "--highlight-path", all)
+        #expect(many.code == 2)
+        #expect(many.stderr.contains("error[highlightMismatch]: this `matterflow test --json` report holds the runs of "), "\(many.stderr)")
+        #expect(many.stderr.contains("report the fixture to draw alone: `matterflow test FIXTURE.fixture.json --json > report.json`"), "\(many.stderr)")
+        // Another JSON document of several lines is said to be neither, not a syntax error.
+        let document = try directory.write("{\n  \"name\": \"x\"\n}\n", to: "other.json")
+        let neither = await matterflow("graph", workflow, "--highlight-path", document)
+        #expect(neither.code == 2)
+        #expect(neither.stderr.contains("error[highlightMismatch]: this JSON document is neither `history --json` output"), "\(neither.stderr)")
+    }
 }

@@ -87,6 +87,51 @@ public struct GraphHighlight: Sendable, Hashable {
         return GraphHighlight(states: states, workflow: top, source: file)
     }
 
+    /// The path in one JSON document of `lines` lines read from `file`: `history --json` output (its `records`) or a
+    /// `test --json` report (``testReport(_:file:drawing:)``); nil for a document of one line that is neither, which
+    /// is a trace of one event.
+    /// - Throws: ``DiagnosticsError`` (`highlightMismatch`) for a fixture (which is no run), a report that holds no
+    ///   single run of the workflow drawn, or another document of several lines.
+    public static func document(_ document: JSONValue, lines: Int, file: String, drawing: String?) throws(DiagnosticsError) -> GraphHighlight? {
+        if let entries = document["records"]?.arrayValue { return records(entries, file: file) }
+        if let results = document["results"]?.arrayValue { return try testReport(results, file: file, drawing: drawing) }
+        let highlight = GraphHighlight(states: [], source: file)
+        if document["fixture"] != nil, document["expect"] != nil {
+            throw highlight.mismatch(
+                "this is a fixture, not the path of a run; run it and draw its report: `matterflow test \(file) --json > report.json`, then `--highlight-path report.json`")
+        }
+        guard lines <= 1 else {
+            throw highlight.mismatch(
+                "this JSON document is neither `history --json` output (it has no \"records\") nor a `test --json` report (no \"results\"); give one of them, a `--trace jsonl` file (an event per line), a journal file, or states as a, b, c")
+        }
+        return nil
+    }
+
+    /// The path of a fixture's run, from a `matterflow test --json` report (its `results`, each with the run's
+    /// `path` of qualified states and the `workflow` file it ran). A report of one fixture's run is drawn; of several,
+    /// the one whose workflow is `drawing` (an absolute path) when exactly one is.
+    /// - Throws: ``DiagnosticsError`` (`highlightMismatch`) when the report holds no run of the workflow drawn, or
+    ///   several: which fixtures it holds, and how to report one alone.
+    public static func testReport(_ results: [JSONValue], file: String, drawing: String?) throws(DiagnosticsError) -> GraphHighlight {
+        let runs = results.filter { $0["path"]?.arrayValue != nil }
+        let chosen = runs.count == 1 ? runs : runs.filter { $0["workflow"]?.stringValue == drawing }
+        var highlight = GraphHighlight(states: [], source: file)
+        guard chosen.count == 1, let run = chosen.first, let states = run["path"]?.arrayValue else {
+            let names = runs.compactMap { $0["fixture"]?.stringValue }
+            let held = runs.isEmpty
+                ? "holds no fixture's run (the fixtures it reports were invalid or their workflows did not load)"
+                : "holds the runs of \(runs.count) fixtures, \(chosen.isEmpty ? "none" : "\(chosen.count)") of the workflow drawn (\(names.prefix(5).map { "\"\($0)\"" }.joined(separator: ", "))\(names.count > 5 ? ", ..." : ""))"
+            throw highlight.mismatch(
+                "this `matterflow test --json` report \(held); report the fixture to draw alone: `matterflow test FIXTURE.fixture.json --json > report.json`")
+        }
+        if runs.count == 1, let drawing, let ran = run["workflow"]?.stringValue, ran != drawing {
+            throw highlight.mismatch(
+                "this report's fixture ran \(ran), but the graph draws \(drawing); draw the fixture's workflow, or report a fixture of this one")
+        }
+        highlight.states = states.compactMap(\.stringValue)
+        return highlight
+    }
+
     /// Takes a `stateEntered` trace event (`"event"`) or journal record (`"type"`) into the path; other values are
     /// passed over.
     private static func entered(_ value: JSONValue, stack: inout [String], states: inout [String], top: inout String?) {
@@ -99,9 +144,10 @@ public struct GraphHighlight: Sendable, Hashable {
         states.append(stack.joined(separator: "/"))
     }
 
-    /// States written as a list: separated by commas, arrows or lines (`a, b, c`, `a -> b`), or a path as the validator
-    /// prints it (`a -[next]-> b -[onError[0] *]-> c`, with or without the `Path:` before it). A list read from `file`
-    /// is named by it in errors, which do not quote its text.
+    /// States written as a list: separated by commas, arrows or lines (`a, b, c`, `a -> b`, `a → b`), or a path as the
+    /// validator prints it (`a -[next]-> b -[onError[0] *]-> c`, with or without the `Path:` before it) or as a `test`
+    /// mismatch prints it (`actual (3):   a → b → c`). A list read from `file` is named by it in errors, which do not
+    /// quote its text.
     public static func path(_ text: String, file: String? = nil) -> GraphHighlight {
         var highlight = path(text)
         if let file {
@@ -114,8 +160,11 @@ public struct GraphHighlight: Sendable, Hashable {
     private static func path(_ text: String) -> GraphHighlight {
         var normalized = ""
         var rest = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        // Copied with the label the validator's message puts before it.
-        if rest.hasPrefix("Path:") { rest = rest.dropFirst("Path:".count) }
+        // Copied with the label the validator's message puts before it, or a `test` mismatch's (`actual (13):`).
+        for label in ["Path:", "expected in order:", "actual:"] where rest.hasPrefix(label) { rest = rest.dropFirst(label.count) }
+        if let colon = rest.firstIndex(of: ":"), rest[..<colon].wholeMatch(of: /(expected|actual) \(\d+\)/) != nil {
+            rest = rest[rest.index(after: colon)...]
+        }
         while let open = rest.range(of: "-[") {
             normalized += rest[..<open.lowerBound] + ","
             guard let close = rest[open.upperBound...].range(of: "]->") else {
@@ -126,7 +175,8 @@ public struct GraphHighlight: Sendable, Hashable {
         }
         normalized += rest
         // Lines separate states too: a file may list one per line, and ends with a newline.
-        let states = normalized.replacingOccurrences(of: "->", with: ",").split(whereSeparator: { $0 == "," || $0.isNewline })
+        // `matterflow test` writes paths with arrows (`a → b`).
+        let states = normalized.replacingOccurrences(of: "->", with: ",").replacingOccurrences(of: "→", with: ",").split(whereSeparator: { $0 == "," || $0.isNewline })
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && $0 != "(end)" }
         return GraphHighlight(states: states)

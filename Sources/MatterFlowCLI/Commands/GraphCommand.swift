@@ -15,7 +15,7 @@ struct GraphCommand {
             .init(name: "expand", valueName: nil, help: "Draw sub-workflows inside their states, as clusters."),
             .init(
                 name: "highlight-path", valueName: "FILE|STATES",
-                help: "Draw a run's path over the graph: its journal file, `history --json` or `watch --json` output, a `run --trace jsonl` file, or states (a, b, c or a path printed by validate)."),
+                help: "Draw a run's path over the graph: its journal file, `history --json` or `watch --json` output, a `run --trace jsonl` file, a fixture's `test --json` report, or states (a, b, c or a path printed by validate or test)."),
             .init(
                 name: "machine", valueName: "NAME",
                 help: "Draw a state machine in code instead: \(MachineGraph.machines.map(\.name).joined(separator: ", "))."),
@@ -103,7 +103,7 @@ struct GraphCommand {
         }
         if let value = arguments.value("highlight-path") {
             do {
-                let highlight = try Self.highlight(value)
+                let highlight = try Self.highlight(value, drawing: arguments.value("machine") == nil ? arguments.positionals.first : nil)
                 MatterflowTool.report(highlight.warnings, to: environment.standardError)
                 graph = try Self.draw(highlight, of: value, over: graph)
             } catch {
@@ -115,9 +115,11 @@ struct GraphCommand {
         return ExitCode.success
     }
 
-    /// A run's states from a file: a journal file (`run --journal`), `history --json` output (its `records`), JSON
-    /// lines (`--trace jsonl`, `watch --json`), or a path written out; else the path itself.
-    static func highlight(_ value: String) throws(DiagnosticsError) -> GraphHighlight {
+    /// A run's states from a file: a journal file (`run --journal`), `history --json` output (its `records`), a
+    /// `test --json` report (a fixture's run), JSON lines (`--trace jsonl`, `watch --json`), or a path written out; else
+    /// the path itself.
+    /// `workflow` is the file drawn: a `test --json` report of several fixtures draws the one that ran it.
+    static func highlight(_ value: String, drawing workflow: String?) throws(DiagnosticsError) -> GraphHighlight {
         guard isFile(value) else { return GraphHighlight.path(value) }
         let text = try JSONDocument.readText(path: value)
         // A journal is known by its header; one that cannot be read (damaged, a newer format) says why.
@@ -129,9 +131,13 @@ struct GraphCommand {
             }
         }
         guard text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") else { return GraphHighlight.path(text, file: value) }
-        // One JSON document holding records is `history --json`; anything else starting with `{` is JSON lines.
-        if let document = try? JSONDocument.parse(text, file: value).value, let records = document["records"]?.arrayValue {
-            return GraphHighlight.records(records, file: value)
+        // One JSON document is `history --json` output or a `test --json` report; else JSON lines.
+        if let document = try? JSONDocument.parse(text, file: value).value,
+            let highlight = try GraphHighlight.document(
+                document, lines: text.split(whereSeparator: \.isNewline).count(where: { !$0.allSatisfy(\.isWhitespace) }), file: value,
+                drawing: workflow.map(Self.absolute))
+        {
+            return highlight
         }
         return try GraphHighlight.trace(jsonl: text, file: value)
     }
@@ -151,6 +157,11 @@ struct GraphCommand {
                     file: value)
             ])
         }
+    }
+
+    /// `path` made absolute against the working directory, as `test --json` reports the workflow a fixture ran.
+    private static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     /// Whether a path names an existing file that is not a directory.
