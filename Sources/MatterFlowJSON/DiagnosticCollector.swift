@@ -149,7 +149,27 @@ public enum SpellingSuggestion {
     /// ` (did you mean "x"?)` or an empty string. The question is in parentheses, so that whatever a message goes on
     /// with (`; bind it ...`, ` (inputs: ...)`) never follows a question mark with a semicolon.
     public static func hint(for word: String, among candidates: some Sequence<String>) -> String {
-        closest(to: word, among: candidates).map { question($0) } ?? ""
+        closest(to: word, among: candidates).map { question($0, then: unseenDifference(word, $0)) } ?? ""
+    }
+
+    /// What tells `word` from `candidate` when it is hard to see: the characters outside ASCII that one holds and the
+    /// other does not (a Cyrillic `о` for a Latin `o`, a zero-width space, `é` composed for `e` and an accent), each
+    /// named by code point and Unicode name; nil when they hold the same ones.
+    static func unseenDifference(_ word: String, _ candidate: String) -> String? {
+        func only(_ text: String, notIn other: String) -> [Unicode.Scalar] {
+            var seen = Set<Unicode.Scalar>()
+            let others = Set(other.unicodeScalars)
+            return text.unicodeScalars.filter { !$0.isASCII && !others.contains($0) && seen.insert($0).inserted }
+        }
+        func held(_ scalars: [Unicode.Scalar]) -> String { scalars.map(\.codePointAndName).joined(separator: ", ") }
+        let given = only(word, notIn: candidate)
+        let suggested = only(candidate, notIn: word)
+        switch (given.isEmpty, suggested.isEmpty) {
+        case (true, true): return nil
+        case (false, true): return "the name given holds \(held(given)), which \"\(candidate)\" does not"
+        case (true, false): return "\"\(candidate)\" holds \(held(suggested)), which the name given does not"
+        case (false, false): return "the name given holds \(held(given)), and \"\(candidate)\" holds \(held(suggested)) instead"
+        }
     }
 
     /// ` (did you mean "x"?)` for the candidate ``closest(to:among:synonyms:)`` finds, the synonym's note inside the

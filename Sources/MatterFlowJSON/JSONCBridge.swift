@@ -207,14 +207,19 @@ enum JSONCBridge {
             members.reserveCapacity(Int(json_object_object_length(object)))
             var iterator = json_object_iter_begin(object)
             var end = json_object_iter_end(object)
+            var nonASCIIKeys = false
             while json_object_iter_equal(&iterator, &end) == 0 {
                 let key = String(cString: json_object_iter_peek_name(&iterator))
+                if !nonASCIIKeys, key.utf8.contains(where: { $0 >= 0x80 }) { nonASCIIKeys = true }
                 let value = convert(json_object_iter_peek_value(&iterator), unusualNumbers: &unusualNumbers)
                 members.append(JSONObject.Member(key: key, value: value))
                 json_object_iter_next(&iterator)
             }
-            // json-c keeps one member per key.
-            return .object(JSONObject(distinctMembers: members))
+            // json-c keeps one member per key, byte for byte; keys outside ASCII may still be one key spelled with
+            // other bytes (`é` composed and decomposed), which a Swift string compares equal: merged as a repeated
+            // key is, and reported as one by the source map.
+            guard nonASCIIKeys else { return .object(JSONObject(distinctMembers: members)) }
+            return .object(JSONObject(distinctMembersIfPossible: members) ?? JSONObject(members))
         default:
             return .null
         }

@@ -17,6 +17,9 @@ public struct JSONSourceMap: Sendable {
         public var first: SourceLocation
         /// Where it occurs again.
         public var repeated: SourceLocation
+        /// The first occurrence's spelling when it has other bytes than ``key`` for the same characters (`é` composed
+        /// once, decomposed once): the two name one member all the same, as Swift compares strings.
+        public var firstSpelling: String?
     }
 
     /// The text scanned (its UTF-8 bytes are scanned in place); nil for a map of no text.
@@ -208,7 +211,7 @@ public struct JSONSourceMap: Sendable {
             switch current {
             case UInt8(ascii: "{"):
                 advance()
-                var seen: [String: SourceLocation] = [:]
+                var seen: [String: (location: SourceLocation, key: String)] = [:]
                 skipWhitespace()
                 while let byte = current, byte != UInt8(ascii: "}") {
                     if byte == UInt8(ascii: ",") {
@@ -222,9 +225,12 @@ public struct JSONSourceMap: Sendable {
                     let key = scanString()
                     path.append(.key(key))
                     if let first = seen[key] {
-                        duplicateKeys.append(DuplicateKey(pointer: pointer, key: key, first: first, repeated: keyLocation))
+                        duplicateKeys.append(
+                            DuplicateKey(
+                                pointer: pointer, key: key, first: first.location, repeated: keyLocation,
+                                firstSpelling: first.key.utf8.elementsEqual(key.utf8) ? nil : first.key))
                     } else {
-                        seen[key] = keyLocation
+                        seen[key] = (keyLocation, key)
                         if recordsLocations { keyLocations[pointer] = keyLocation }
                     }
                     skipWhitespace()

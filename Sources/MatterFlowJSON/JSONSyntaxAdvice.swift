@@ -19,6 +19,7 @@ enum JSONSyntaxAdvice {
         {
             return "a key needs double quotes around it (\"name\": ...)"
         }
+        if reason.contains("invalid string sequence"), let escape = escapeAdvice(at: offset, in: bytes) { return escape }
         if let number = numberBefore(offset, in: bytes) { return number }
         if let pasted = pastedCharacter(at: offset, in: bytes) { return pasted }
         if !bytes.contains(where: { !isWhitespace($0) }) {
@@ -45,6 +46,22 @@ enum JSONSyntaxAdvice {
             return "a comma is missing after the value that ends at \(line):\(column); add one there"
         }
         return nil
+    }
+
+    /// What is wrong with the escape the parser stopped in: a letter that starts no JSON escape (`\x`, `\'`), or a
+    /// `\u` without four hexadecimal digits. `offset` is the byte after the backslash, or a digit of a `\u`.
+    private static func escapeAdvice(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard offset < bytes.count else { return nil }
+        // The backslash that starts the escape: the nearest one to five bytes back.
+        guard let backslash = (max(0, offset - 5)..<offset).reversed().first(where: { bytes[$0] == UInt8(ascii: "\\") }),
+            backslash + 1 < bytes.count
+        else { return nil }
+        let letter = bytes[backslash + 1]
+        if letter == UInt8(ascii: "u") {
+            return "\\u takes four hexadecimal digits (\\u00e9 for é); write a backslash itself as \\\\"
+        }
+        let shown = (0x21..<0x7F).contains(letter) ? "\\" + String(UnicodeScalar(letter)) : "a backslash before byte 0x" + String(letter, radix: 16, uppercase: true)
+        return "\(shown) is no JSON escape: JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX; write a backslash itself as \\\\"
     }
 
     /// Whether a value can end with this byte (`"`, a digit, `}`, `]`, or the last letter of `true`, `false`, `null`).

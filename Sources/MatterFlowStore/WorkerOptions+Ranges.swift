@@ -1,3 +1,5 @@
+import MatterFlowJSON
+
 extension WorkerOptions {
     /// The ranges the options must be in: a worker whose options are outside them refuses to start
     /// (`invalidOptions`) rather than trap, spin or never claim.
@@ -25,7 +27,7 @@ extension WorkerOptions {
         if id.utf8.count > workerIDLimit { return "is \(id.utf8.count) bytes long; it must be at most \(workerIDLimit)" }
         let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
         if let control = id.unicodeScalars.first(where: { invisible.contains($0.properties.generalCategory) }) {
-            return "holds the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(to: 4)); use letters, digits and punctuation"
+            return "holds the control character \(control.codePoint); use letters, digits and punctuation"
         }
         return nil
     }
@@ -42,12 +44,5 @@ extension WorkerOptions {
             ?? outside("leaseSeconds", leaseSeconds, Ranges.leaseSeconds)
             ?? outside("pollMilliseconds", pollMilliseconds, Ranges.pollMilliseconds)
             ?? outside("drainSeconds", drainSeconds, Ranges.drainSeconds)
-    }
-}
-
-extension String {
-    /// The text with `0`s before it up to `width` characters.
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -1,3 +1,5 @@
+import MatterFlowJSON
+
 /// A control character in text a device is to keep (a name bounded by `maxBytes`): a device refuses one, and it is
 /// most often the CR a file with CRLF line ends left at the end of a line.
 public struct ControlCharacter: Sendable, Equatable {
@@ -7,10 +9,7 @@ public struct ControlCharacter: Sendable, Equatable {
     public var scalar: Unicode.Scalar
 
     /// `U+000D`.
-    public var code: String {
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-    }
+    public var code: String { scalar.codePoint }
 
     /// What to do about one.
     public static let remedy = "remove it (a line read from a file with CRLF line ends keeps its CR: strip it, as `tr -d '\\r'` does)"
