@@ -18,7 +18,7 @@ extension ExpectationChecker {
             let subject = "events[\(index)]"
             let expected = "\(event.action) \(event.trigger)"
             if !observation.firedEvents.contains(index) {
-                found.append(FixtureMismatch(subject: subject, expected: expected, actual: "it never happened (\(endedAt))"))
+                found.append(FixtureMismatch(subject: subject, expected: expected, actual: "it never happened (\(why(event.trigger)))"))
             } else if let refusal = observation.refusedEvents[index] {
                 found.append(FixtureMismatch(subject: subject, expected: expected, actual: "the simulator refused it: \(refusal)"))
             } else if event.action == .cancelRun, observation.result.outcome != .cancelled {
@@ -114,10 +114,27 @@ extension ExpectationChecker {
         return found
     }
 
-    /// `every call`, `call 2`, `calls 2-3`, `calls 2 on`.
+    /// What tells why an event's trigger never came: how often its operation was called, or what the run entered,
+    /// and when the run ended.
+    private func why(_ trigger: FixtureEvent.Trigger) -> String {
+        let called: (String) -> String = { operation in
+            let calls = observation.events.count { event in
+                if case .hubCallStarted(_, let name, _, _) = event.kind { name == operation } else { false }
+            }
+            return "\(operation) was called \(Self.times(calls)); "
+        }
+        switch trigger {
+        case .at: return endedAt
+        case .after(let operation, _): return called(operation.rawValue) + endedAt
+        case .afterCustom(let operation, _): return called(operation) + endedAt
+        case .entering: return "the run never entered it; " + endedAt
+        }
+    }
+
+    /// `every call`, `call 2`, `calls 2-3`, `calls 2 and later`.
     static func attempts(_ range: ClosedRange<Int>) -> String {
         if range.lowerBound == 1, range.upperBound == Int.max { return "every call" }
-        if range.upperBound == Int.max { return "calls \(range.lowerBound) on" }
+        if range.upperBound == Int.max { return "calls \(range.lowerBound) and later" }
         return range.count == 1 ? "call \(range.lowerBound)" : "calls \(range.lowerBound)-\(range.upperBound)"
     }
 

@@ -240,10 +240,11 @@ final class FixtureDecoder {
             return nil
         }
         let hint = SpellingSuggestion.hint(for: name, among: workflow.qualifiedStateCandidates(for: name))
-        collector.error(
-            FixtureDiagnosticCode.unknownState, at: pointer,
-            "workflow \(workflow.name) has no state \"\(name)\"\(hint); name states as in visitedStates, qualified by sub-workflow states (\"commission/commission\")"
-        )
+        // How to name states: qualified, where the workflow has sub-workflows; else its states, when few.
+        let naming = workflow.subworkflows.isEmpty
+            ? (workflow.stateOrder.count <= 12 ? "; its states: \(workflow.stateOrder.joined(separator: ", "))" : "; name states as in visitedStates")
+            : "; name states as in visitedStates, qualified by sub-workflow states (\"commission/commission\")"
+        collector.error(FixtureDiagnosticCode.unknownState, at: pointer, "workflow \(workflow.name) has no state \"\(name)\"\(hint)\(naming)")
         return nil
     }
 

@@ -113,7 +113,8 @@ public struct FixtureExpectations: Sendable, Hashable {
         /// Whether a device has every given field.
         public func matches(_ device: HomeDescription.Device) -> Bool {
             if let id, id != device.id { return false }
-            if let name, name != device.name { return false }
+            // Byte for byte: a device keeps the bytes it is given, which `==` on strings does not compare.
+            if let name, !name.utf8.elementsEqual(device.name.utf8) { return false }
             if let room, room != device.room { return false }
             if let vendorID, vendorID != device.vendorID { return false }
             if let productID, productID != device.productID { return false }

@@ -143,8 +143,8 @@ struct HubComparison {
 }
 
 /// Compares an expected JSON value with an actual one: objects match when every member given matches (other
-/// members are ignored), arrays element by element with the same length, numbers numerically, anything else
-/// exactly.
+/// members are ignored), arrays element by element with the same length, numbers numerically, strings byte for byte,
+/// anything else exactly.
 enum JSONSubset {
     struct Difference {
         var path: String
@@ -171,10 +171,29 @@ enum JSONSubset {
                 let element = described.map { twin in twin.arrayValue.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? twin }
                 return differences(expected: pair.0, actual: pair.1, described: element, at: path + "[\(index)]")
             }
+        case (.string(let wanted), .string(let got)):
+            // Byte for byte: a device keeps the bytes it is given (a name's limit is in bytes), where Swift strings
+            // compare equal when their characters are (`é` composed, or `e` and an accent).
+            if wanted.utf8.elementsEqual(got.utf8) { return [] }
+            let shown = JSONWriter.compact(described ?? actual)
+            guard wanted == got, described == nil || described == actual else {
+                return [Difference(path: path, expected: JSONWriter.compact(expected), actual: shown)]
+            }
+            return [
+                Difference(
+                    path: path, expected: JSONWriter.compact(expected) + " (\(codePoints(wanted)))",
+                    actual: shown + " (\(codePoints(got)): the same characters in other bytes, composed or decomposed)")
+            ]
         default:
             if let left = expected.doubleValue, let right = actual.doubleValue, left == right { return [] }
             if expected == actual { return [] }
             return [Difference(path: path, expected: JSONWriter.compact(expected), actual: JSONWriter.compact(described ?? actual))]
         }
+    }
+
+    /// The code points of `text` outside ASCII, `U+00E9`, or `ASCII only`.
+    private static func codePoints(_ text: String) -> String {
+        let outside = text.unicodeScalars.filter { !$0.isASCII }.map(\.codePoint)
+        return outside.isEmpty ? "ASCII only" : outside.joined(separator: " ")
     }
 }

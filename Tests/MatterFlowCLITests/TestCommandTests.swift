@@ -91,6 +91,39 @@ struct TestCommandTests {
         #expect(run.stdout == "INVALID  \(bad)\nPASS  rooms listed\n1 passed, 1 failed\n")
     }
 
+    @Test("--min-coverage fails a passing run whose workflows are covered less, naming them; it passes one covered enough, and refuses a share outside 0-100")
+    func minimumCoverage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write(Self.roomsFixture(name: "rooms listed", expect: #"{ "outcome": "succeeded" }"#), to: "a.fixture.json")
+        let low = await matterflow(["test", directory.path, "--min-coverage", "90"])
+        #expect(low.code == 1, "\(low.stderr)")
+        #expect(low.stdout.contains("Coverage ("), "implies --coverage: \(low.stdout)")
+        #expect(low.stdout.hasSuffix("1 passed, 0 failed\n"), "\(low.stdout)")
+        #expect(low.stderr.contains("[rooms] is covered less than --min-coverage 90%: states "), "\(low.stderr)")
+        let json = try #require(try parseJSON(await matterflow(["test", directory.path, "--min-coverage", "90", "--json"]).stdout) as? [String: Any])
+        let minimum = try #require(json["minimumCoverage"] as? [String: Any], "\(json)")
+        #expect(minimum["met"] as? Bool == false)
+        #expect((minimum["below"] as? [String])?.first?.hasSuffix("Workflows/rooms.json") == true, "\(minimum)")
+        let enough = await matterflow(["test", directory.path, "--min-coverage", "10"])
+        #expect(enough.code == 0, "\(enough.stderr)")
+        #expect(await matterflow(["test", directory.path, "--min-coverage", "101"]).code == 64)
+        // The shipped library is complete.
+        #expect(await matterflow(["test", Self.library, "--min-coverage", "100"]).code == 0)
+    }
+
+    @Test("the text report keeps the order of the files: an invalid fixture's line stands where its file is")
+    func reportKeepsFileOrder() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write(Self.roomsFixture(name: "first", expect: #"{ "outcome": "succeeded" }"#), to: "a.fixture.json")
+        let bad = try directory.write(Self.roomsFixture(name: "second", expect: #"{ "outcme": "succeeded" }"#), to: "b.fixture.json")
+        try directory.write(Self.roomsFixture(name: "third", expect: #"{ "outcome": "succeeded" }"#), to: "c.fixture.json")
+        let run = await matterflow(["test", directory.path])
+        #expect(run.code == 2, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").map(String.init) == ["PASS  first", "INVALID  \(bad)", "PASS  third", "2 passed, 1 failed"], "\(run.stdout)")
+    }
+
     @Test("an invalid fixture is reported whatever --filter says; --json lists it; two fixtures of one name are warned of")
     func invalidFixturesAreNeverFilteredOut() async throws {
         let directory = try TemporaryDirectory()

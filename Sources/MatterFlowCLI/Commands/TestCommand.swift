@@ -20,6 +20,9 @@ struct TestCommand {
             ),
             .init(name: "coverage", valueName: nil, help: "Report the states and transitions each workflow exercised."),
             .init(
+                name: "min-coverage", valueName: "<percent>",
+                help: "Fail (exit 1) when a workflow's states or transitions are covered less than this (0-100); implies --coverage."),
+            .init(
                 name: "junit", valueName: "<file>",
                 help: "Also write the results as JUnit XML to <file>, for CI test reports (replaced whole)."),
             HubOption.option,
@@ -38,8 +41,13 @@ struct TestCommand {
             fixture or --catalog file; no times (fixtures run on virtual time). The other output is unchanged. A
             report that cannot be written is an error on stderr, and the exit status is at least 1.
 
-            Exit status: 0 when every fixture passed, 1 when one failed (or none matched --filter),
-            2 when a fixture file is invalid, 64 usage error.
+            --min-coverage P fails a run whose fixtures all passed when some workflow they ran has less than P% of
+            its states or of its counted transitions exercised, naming each on stderr (with --json, in "coverage"
+            too: "minimumCoverage" {"percent", "met", "below"}), so that CI keeps a library's coverage from slipping.
+
+            Exit status: 0 when every fixture passed (and coverage is at least --min-coverage), 1 when one failed
+            (or none matched --filter, or coverage is below --min-coverage), 2 when a fixture file is invalid, 64
+            usage error.
             """)
 
     let arguments: ParsedArguments
@@ -60,6 +68,12 @@ struct TestCommand {
         let err = environment.standardError
         if arguments.value("hub") != nil {
             return MatterflowTool.usageError(UsageError(message: Self.hubRefusal, command: Self.spec.name), err)
+        }
+        let minimumCoverage: Int?
+        do {
+            minimumCoverage = try arguments.wholeNumber("min-coverage", range: 0...100, command: Self.spec.name)
+        } catch {
+            return MatterflowTool.usageError(error, err)
         }
         let catalog: OperationCatalog
         switch CatalogOption.load(arguments) {
@@ -116,7 +130,11 @@ struct TestCommand {
         var reported = Set<String>()
         diagnostics = diagnostics.filter { reported.insert($0.description).inserted }
         let results = await FixtureRunner(engine: WorkflowEngine(catalog: catalog)).run(fixtures)
-        let coverage = arguments.flag("coverage") ? CoverageReport(results: results) : nil
+        let coverage = arguments.flag("coverage") || minimumCoverage != nil ? CoverageReport(results: results) : nil
+        // The workflows covered less than --min-coverage asks, as the report names them.
+        let below = minimumCoverage.map { minimum in
+            coverage?.workflows.filter { $0.stateRatio * 100 < Double(minimum) || $0.transitionRatio * 100 < Double(minimum) } ?? []
+        } ?? []
         let passed = results.filter(\.passed).count
         let failed = results.count - passed + invalidFiles.count
         if arguments.flag("json") {
@@ -126,14 +144,31 @@ struct TestCommand {
             report["invalid"] = .array(invalidFiles.map { .string($0) })
             report["diagnostics"] = .array(diagnostics.map(\.jsonValue))
             if let coverage { report["coverage"] = coverage.jsonValue }
+            if let minimumCoverage {
+                report["minimumCoverage"] = [
+                    "percent": .int(minimumCoverage), "met": .bool(below.isEmpty), "below": .array(below.map { .string($0.file) }),
+                ]
+            }
             report["passed"] = .int(passed)
             report["failed"] = .int(failed)
             out.line(JSONWriter.pretty(.object(report)))
         } else {
             MatterflowTool.report(diagnostics, to: err)
-            for file in invalidFiles { out.line("INVALID  \(Self.display(file))") }
-            for result in results { TestReportText.write(result, to: out) }
+            // In the order of the files: missing ones first, as given, then each file's line where it was found.
+            var resultsByFile: [String: [FixtureResult]] = [:]
+            for result in results { resultsByFile[result.fixture.file, default: []].append(result) }
+            let invalid = Set(invalidFiles)
+            for file in missing.compactMap(\.file) { out.line("INVALID  \(Self.display(file))") }
+            for file in files {
+                if invalid.contains(file) { out.line("INVALID  \(Self.display(file))") }
+                for result in resultsByFile.removeValue(forKey: file) ?? [] { TestReportText.write(result, to: out) }
+            }
+            for result in results where resultsByFile[result.fixture.file] != nil { TestReportText.write(result, to: out) }
             if let coverage { TestReportText.write(coverage, to: out, glyphs: environment.glyphs) }
+            for workflow in below {
+                err.line(
+                    "error: \(Self.display(workflow.file)) [\(workflow.name)] is covered less than --min-coverage \(minimumCoverage ?? 0)%: states \(TestReportText.percent(workflow.stateRatio)), transitions \(TestReportText.percent(workflow.transitionRatio)); add fixtures for what the report lists as not exercised")
+            }
             out.line("\(passed) passed, \(failed) failed")
         }
         let written = writeJUnit(JUnitReport(results: results, invalidFiles: invalidFiles, diagnostics: diagnostics, display: Self.display))
@@ -143,7 +178,7 @@ struct TestCommand {
             err.line(filter.map { "no fixture matches --filter '\($0)'" } ?? "no fixtures to run")
             return ExitCode.failure
         }
-        return failed == 0 ? ExitCode.success : ExitCode.failure
+        return failed == 0 && below.isEmpty ? ExitCode.success : ExitCode.failure
     }
 
     /// Writes `report` to the `--junit` file, when one is given, replacing it whole (a reader never sees half a
@@ -203,7 +238,7 @@ enum TestReportText {
         }
     }
 
-    private static func percent(_ ratio: Double) -> String {
+    static func percent(_ ratio: Double) -> String {
         NumberRange.format((ratio * 1000).rounded() / 10) + "%"
     }
 }
