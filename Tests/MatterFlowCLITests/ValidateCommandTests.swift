@@ -1,4 +1,5 @@
 import Foundation
+import MatterFlow
 import Testing
 
 /// `matterflow validate FILE...`: compiler-style diagnostics on stderr, `--json` on stdout, exit 0 or 2.
@@ -41,6 +42,45 @@ struct ValidateCommandTests {
             #expect(errors.first?.hasPrefix("\(path):1:1: error[notAWorkflow]: this looks like ") == true, "\(run.stderr)")
             #expect(errors.first?.contains(hint) == true, "\(run.stderr)")
         }
+    }
+
+    @Test("a file whose errors kept it from the proofs over every path says so, and how many files; one the proofs found errors in, or one that could not be read, does not")
+    func unprovedFilesAreSaid() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let unreachable = try directory.write(
+            #"{"workflow": "u", "version": 1, "start": "a", "states": {"a": {"type": "succeed"}, "b": {"type": "succeed"}}}"#, to: "u.json")
+        let leaking = try directory.write(
+            #"{"workflow": "l", "version": 1, "start": "prepare", "states": {"prepare": {"type": "action", "operation": "prepareCommissioning", "next": "done"}, "done": {"type": "succeed"}}}"#,
+            to: "l.json")
+        let broken = try directory.write(#"{"workflow": "#, to: "b.json")
+        let note = "was not proved over every path (sessionLeak, operationOutOfOrder, unsafeRetry, ...: docs/workflow-language.md section 18)"
+        let one = await matterflow("validate", unreachable)
+        #expect(one.code == 2)
+        #expect(one.stderr.hasSuffix("note: a file with these errors \(note), which needs a file without other errors; validate again once they are fixed\n"), "\(one.stderr)")
+        for path in [leaking, broken] {
+            let proved = await matterflow("validate", path)
+            #expect(proved.code == 2)
+            #expect(!proved.stderr.contains("note: "), "\(proved.stderr)")
+        }
+        let two = await matterflow("validate", unreachable, leaking, broken, try directory.write(
+            #"{"workflow": "v", "version": 1, "start": "a", "states": {"a": {"type": "succeed", "bogus": 1}}}"#, to: "v.json"))
+        #expect(two.stderr.contains("note: 2 files with these errors were not proved over every path"), "\(two.stderr)")
+    }
+
+    @Test("every code the proofs report (Sources/MatterFlow/Verification) is a proof's, so that the note is not said of a proved file")
+    func proofCodesAreListed() throws {
+        let directory = Repository.root + "/Sources/MatterFlow/Verification"
+        var reported = Set<String>()
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            for match in text.matches(of: /(?:WorkflowDiagnosticCode|[^A-Za-z]Code)\.([a-zA-Z]+)/) { reported.insert(String(match.1)) }
+        }
+        // Generic codes the proofs share with the checks before them, about values they read.
+        let shared: Set<String> = ["invalidValue", "missingArgument"]
+        let missing = reported.subtracting(shared).subtracting(WorkflowDiagnosticCode.proofs)
+        #expect(reported.contains("sessionLeak"), "the scan finds the proofs' codes: \(reported)")
+        #expect(missing.isEmpty, "codes of proofs missing from WorkflowDiagnosticCode.proofs: \(missing.sorted())")
     }
 
     @Test("--strict fails a check with warnings (exit 2) that passes without it; files without findings pass either way")
@@ -199,8 +239,9 @@ struct ValidateCommandTests {
         #expect(run.stdout == "")
         let errorLines = run.stderrLines.filter { $0.contains(": error[") }
         #expect(errorLines.count == 3, "\(run.stderr)")
-        #expect(run.stderrLines.count == 4, "three diagnostics and a summary: \(run.stderr)")
-        #expect(run.stderrLines.last == "3 errors, 0 warnings")
+        #expect(run.stderrLines.count == 5, "three diagnostics, a summary and the note that the file was not proved: \(run.stderr)")
+        #expect(run.stderrLines.dropLast().last == "3 errors, 0 warnings")
+        #expect(run.stderrLines.last?.hasPrefix("note: a file with these errors was not proved over every path") == true)
         for (line, expected) in zip(errorLines, broken.expected) {
             #expect(line.hasPrefix("\(broken.path):\(expected.line):\(expected.column): error[\(expected.code)]: "), "\(line)")
         }

@@ -108,6 +108,14 @@ public enum WorkflowDiagnosticCode {
     /// in the run's start, checkpoints and traces.
     public static let secretInputNotDeclared = "secretInputNotDeclared"
 
+    /// The codes of the proofs over every path (the language reference's section 18), which look at a file only once
+    /// it has no other error: a file whose errors are all of other codes was not proved.
+    public static let proofs: Set<String> = [
+        sessionLeak, operationOutOfOrder, concurrentSessionUse, unbalancedMapBody, unknownSupportField, proofIncomplete,
+        unhandledError, deadErrorRoute, deadRetry, shadowedErrorRoute, shadowedRetry, unsafeRetry, unboundedDuration,
+        deadlineNotMet,
+    ]
+
     /// Every workflow diagnostic code with what it means, for the language reference and tests.
     public static let all: [(code: String, meaning: String)] = [
         (DiagnosticCode.syntaxError, "the file is not valid JSON"),

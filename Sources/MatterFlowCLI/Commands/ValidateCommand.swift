@@ -85,6 +85,19 @@ struct ValidateCommand {
                 errors == 0
                     ? "\(files) file\(files == 1 ? "" : "s") valid" + (warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "")
                     : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+            // A file with errors of other kinds is not proved (section 18): fixing them may bring proofs' findings.
+            let errorsByFile = Dictionary(grouping: all.filter { $0.severity == .error }, by: { $0.file ?? "" })
+            let unread: Set<String> = [
+                DiagnosticCode.syntaxError, DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile, DiagnosticCode.unsupportedVersion,
+                WorkflowDiagnosticCode.notAWorkflow,
+            ]
+            let unproved = errorsByFile.values.count { errors in
+                !errors.contains { WorkflowDiagnosticCode.proofs.contains($0.code) || unread.contains($0.code) }
+            }
+            if unproved > 0 {
+                environment.standardError.line(
+                    "note: \(unproved == 1 ? "a file" : "\(unproved) files") with these errors \(unproved == 1 ? "was" : "were") not proved over every path (sessionLeak, operationOutOfOrder, unsafeRetry, ...: docs/workflow-language.md section 18), which needs a file without other errors; validate again once they are fixed")
+            }
             if arguments.flag("strict"), errors == 0, warnings > 0 {
                 environment.standardError.line("--strict: warnings fail the check (exit 2)")
             }
