@@ -12,7 +12,7 @@ final class FixtureDecoder {
     let catalog: OperationCatalog
     let workflows: FileOutcomeCache<WorkflowLoader.Outcome>
     /// Home files already decoded by this decoder's loader.
-    let homes: FileOutcomeCache<Result<HomeDescription, DiagnosticsError>>
+    let homes: FileOutcomeCache<Result<(home: HomeDescription, warnings: [Diagnostic]), DiagnosticsError>>
     /// The directory relative paths in the fixture are resolved from.
     let directory: String
     /// The workflow as the fixture runs it (mocks in place), once `workflow` and `mocks` have been read.
@@ -24,7 +24,7 @@ final class FixtureDecoder {
 
     init(
         document: JSONDocument, catalog: OperationCatalog, workflows: FileOutcomeCache<WorkflowLoader.Outcome>,
-        homes: FileOutcomeCache<Result<HomeDescription, DiagnosticsError>>
+        homes: FileOutcomeCache<Result<(home: HomeDescription, warnings: [Diagnostic]), DiagnosticsError>>
     ) {
         collector = DiagnosticCollector(document: document)
         self.catalog = catalog
@@ -177,9 +177,11 @@ final class FixtureDecoder {
             return HomeDescription.defaultHome
         case .string(let path)?:
             do {
-                return try homes.outcome(path: resolve(path)) { path in
-                    Result { () throws(DiagnosticsError) in try HomeDescription.load(path: path) }
+                let loaded = try homes.outcome(path: resolve(path)) { path in
+                    Result { () throws(DiagnosticsError) in try HomeDescription.loadWithWarnings(path: path) }
                 }.get()
+                otherFiles += loaded.warnings
+                return loaded.home
             } catch {
                 let missing = error.diagnostics.contains { $0.code == DiagnosticCode.fileNotFound }
                 collector.error(

@@ -14,7 +14,7 @@ public struct FixtureLoader: Sendable {
     /// Workflows already loaded by this loader (fixtures share a few workflows).
     private let workflows = FileOutcomeCache<WorkflowLoader.Outcome>()
     /// Home files already decoded by this loader (fixtures share a few homes).
-    private let homes = FileOutcomeCache<Result<HomeDescription, DiagnosticsError>>()
+    private let homes = FileOutcomeCache<Result<(home: HomeDescription, warnings: [Diagnostic]), DiagnosticsError>>()
 
     /// A loader for workflows written against `catalog`.
     public init(catalog: OperationCatalog = .standard) {

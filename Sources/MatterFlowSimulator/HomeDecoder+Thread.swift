@@ -139,6 +139,11 @@ extension HomeDecoder {
                 "\"dataset\" is not a well-formed Thread Operational Dataset: \(error.message)")
             return nil
         }
+        // What a network should not have, though it can be joined: warned of as `matterflow dataset` does, with its
+        // codes (never a secret: the checks name TLVs and public values).
+        for warning in OperationalDataset.diagnose(hex: hex).validation?.warnings ?? [] {
+            collector.warning(warning.code.rawValue, at: reader.pointer("dataset"), "\(warning.message); the simulated border routers use it all the same")
+        }
         if let key = dataset.networkKey, let digest, digest.lowercased() != key.sha256Hex {
             collector.error(
                 DiagnosticCode.invalidValue, at: reader.pointer("networkKeySHA256"),

@@ -47,24 +47,33 @@ extension HomeDescription {
     ///   is reported with the file's other findings.
     public static func parse(_ text: String, file: String) throws(DiagnosticsError) -> HomeDescription {
         let (document, numberProblems) = try JSONDocument.parseKeepingNumberProblems(text, file: file)
-        return try decode(document, numberProblems: numberProblems)
+        return try decode(document, numberProblems: numberProblems).home
     }
 
     /// Reads, parses and decodes a home description file.
     /// - Throws: as ``parse(_:file:)``, or the file's `fileNotFound` or `unreadableFile`.
     public static func load(path: String) throws(DiagnosticsError) -> HomeDescription {
+        try loadWithWarnings(path: path).home
+    }
+
+    /// Reads, parses and decodes a home description file, with what it holds that a home should not, though it
+    /// can be used (a Thread dataset with a broadcast PAN ID): for a command to say before it uses the home.
+    /// - Throws: as ``load(path:)``.
+    public static func loadWithWarnings(path: String) throws(DiagnosticsError) -> (home: HomeDescription, warnings: [Diagnostic]) {
         let (document, numberProblems) = try JSONDocument.loadKeepingNumberProblems(path: path)
         return try decode(document, numberProblems: numberProblems)
     }
 
-    /// The home of a document, whose numbers no value can hold (`numberProblems`) are reported with its other
-    /// findings.
-    private static func decode(_ document: JSONDocument, numberProblems: [Diagnostic]) throws(DiagnosticsError) -> HomeDescription {
+    /// The home of a document and its warnings, whose numbers no value can hold (`numberProblems`) are reported
+    /// with its other findings.
+    private static func decode(
+        _ document: JSONDocument, numberProblems: [Diagnostic]
+    ) throws(DiagnosticsError) -> (home: HomeDescription, warnings: [Diagnostic]) {
         let (home, diagnostics) = decode(document)
         guard let home, numberProblems.isEmpty else {
             throw DiagnosticsError(diagnostics.replacingFindings(at: numberProblems))
         }
-        return home
+        return (home, diagnostics)
     }
 }
 

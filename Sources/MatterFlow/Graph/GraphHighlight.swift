@@ -28,7 +28,9 @@ public struct GraphHighlight: Sendable, Hashable {
     /// The states a run entered, from its `--trace jsonl` lines, each qualified by the sub-workflow states above it.
     ///
     /// A last line that is the start of a JSON text but not all of it, as a run killed while writing it leaves, is
-    /// skipped with a warning (in ``warnings``); any other line that is not a JSON object is an error.
+    /// skipped with a warning (in ``warnings``); so are lines that do not start with `{` (what the command wrote
+    /// beside its trace, such as a warning), counted in one warning; any other line that is not a JSON object is an
+    /// error.
     /// - Throws: ``DiagnosticsError`` naming the first such line, as `file:line:column`.
     public static func trace(jsonl text: String, file: String = "<trace>") throws(DiagnosticsError) -> GraphHighlight {
         var stack: [String] = []
@@ -39,8 +41,15 @@ public struct GraphHighlight: Sendable, Hashable {
         // Each line without the JSON whitespace that ends it: where a torn line's text stops.
         let ends = lines.map { line in line.unicodeScalars.count - line.unicodeScalars.reversed().prefix { " \t\r".unicodeScalars.contains($0) }.count }
         let lastLine = ends.lastIndex { $0 > 0 }
+        // Lines that do not start a JSON object are what the command wrote beside its trace on the same stream (a
+        // warning about its home file, a note): passed over, and counted in one warning.
+        var besides = 0
         for (offset, line) in lines.enumerated() {
             guard ends[offset] > 0 else { continue }
+            guard line.drop(while: { $0 == " " || $0 == "\t" }).first == "{" else {
+                besides += 1
+                continue
+            }
             let value: JSONValue
             do {
                 value = try JSONDocument.parse(String(line), file: file).value
@@ -73,6 +82,13 @@ public struct GraphHighlight: Sendable, Hashable {
                     file: file)])
             }
             entered(value, stack: &stack, states: &states, top: &top)
+        }
+        if besides > 0 {
+            warnings.append(
+                Diagnostic(
+                    severity: .warning, code: DiagnosticCode.syntaxError,
+                    message: "\(besides) line\(besides == 1 ? "" : "s") that \(besides == 1 ? "is" : "are") no trace event (not a JSON object: what the command wrote beside its trace, such as a warning) passed over",
+                    file: file))
         }
         return GraphHighlight(states: states, workflow: top, source: file, warnings: warnings)
     }

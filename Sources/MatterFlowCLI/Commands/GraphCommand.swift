@@ -130,7 +130,10 @@ struct GraphCommand {
                 throw DiagnosticsError([Diagnostic(severity: .error, code: error.code.rawValue, message: error.message, file: value)])
             }
         }
-        guard text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") else { return GraphHighlight.path(text, file: value) }
+        // A trace may follow what the command wrote before it on the same stream (a warning about its home file).
+        guard text.split(whereSeparator: \.isNewline).contains(where: { $0.drop(while: \.isWhitespace).hasPrefix("{") }) else {
+            return GraphHighlight.path(text, file: value)
+        }
         // One JSON document is `history --json` output or a `test --json` report; else JSON lines.
         if let document = try? JSONDocument.parse(text, file: value).value,
             let highlight = try GraphHighlight.document(

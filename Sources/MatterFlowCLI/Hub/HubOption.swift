@@ -179,6 +179,7 @@ struct CommandHub {
                 let opened = try SimulatedHomeOpener(
                     homePath: arguments.value("home"), stateDirectory: arguments.value("state"), seedsState: seedsState
                 ).open(clock: clock)
+                MatterflowTool.report(opened.warnings, to: err)
                 if let note = opened.note { err.line(note) }
                 return CommandHub(hub: opened.hub, simulated: (opened.hub, opened.structureID), remote: nil)
             } catch {

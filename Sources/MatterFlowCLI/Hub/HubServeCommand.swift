@@ -52,6 +52,7 @@ struct HubServeCommand {
                 homePath: arguments.value("home"), stateDirectory: arguments.value("state"), seedsState: true
             ).open(clock: clock)
             (hub, structureID) = (opened.hub, opened.structureID)
+            MatterflowTool.report(opened.warnings, to: err)
             if let note = opened.note { err.line(note) }
         } catch {
             MatterflowTool.report(error.diagnostics, to: err)

@@ -12,10 +12,12 @@ struct SimulatedHomeOpener {
     /// otherwise (`recover`) the directory is written only by a change.
     var seedsState = false
 
-    /// The hub and its structure, plus a note when `--home` is ignored because the state directory has a home.
-    func open(clock: any WorkflowClock) throws(DiagnosticsError) -> (hub: SimulatedHub, structureID: StructureID, note: String?) {
-        let initial = try homePath.map { path throws(DiagnosticsError) in try HomeDescription.load(path: path) }
-            ?? HomeDescription.defaultHome
+    /// The hub and its structure, plus a note when `--home` is ignored because the state directory has a home, and
+    /// the `--home` file's warnings when it is used.
+    func open(clock: any WorkflowClock) throws(DiagnosticsError) -> (hub: SimulatedHub, structureID: StructureID, note: String?, warnings: [Diagnostic]) {
+        let loaded = try homePath.map { path throws(DiagnosticsError) in try HomeDescription.loadWithWarnings(path: path) }
+        let initial = loaded?.home ?? HomeDescription.defaultHome
+        let warnings = loaded?.warnings ?? []
         do {
             if let stateDirectory {
                 let store = try HomeStateStore(directory: stateDirectory, startingFrom: initial)
@@ -35,9 +37,9 @@ struct SimulatedHomeOpener {
                 }
                 let note = store.restored && homePath != nil
                     ? "note: using the saved home in \(store.path); --home only seeds an empty state directory" : nil
-                return (try SimulatedHub(stateStore: store, clock: clock), store.structureID, note)
+                return (try SimulatedHub(stateStore: store, clock: clock), store.structureID, note, store.restored ? [] : warnings)
             }
-            return (try SimulatedHub(home: initial, clock: clock), initial.structure.id, nil)
+            return (try SimulatedHub(home: initial, clock: clock), initial.structure.id, nil, warnings)
         } catch let error as DiagnosticsError {
             throw error
         } catch {

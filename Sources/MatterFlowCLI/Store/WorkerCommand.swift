@@ -160,8 +160,9 @@ struct WorkerCommand {
         } else {
             let initial: HomeDescription
             do {
-                initial = try arguments.value("home").map { path throws(DiagnosticsError) in try HomeDescription.load(path: path) }
-                    ?? HomeDescription.defaultHome
+                let loaded = try arguments.value("home").map { path throws(DiagnosticsError) in try HomeDescription.loadWithWarnings(path: path) }
+                initial = loaded?.home ?? HomeDescription.defaultHome
+                MatterflowTool.report(loaded?.warnings ?? [], to: err)
             } catch {
                 signals?.stop()
                 MatterflowTool.report(error.diagnostics, to: err)
