@@ -2,8 +2,9 @@ import MatterFlow
 
 /// Session leases, shared state directories and recovery reads.
 ///
-/// - **Hub time** is ``timeOrigin`` (the wall clock when the hub was created) plus the hub clock's `now`: real time
-///   on a `SystemClock`, simulated time on a `VirtualClock` or `ManualClock`. Lease deadlines are persisted in it.
+/// - **Hub time** is ``timeOrigin`` (the wall clock when the hub's clock started) plus the hub clock's `now`: real
+///   time on a `SystemClock`, simulated time on a `VirtualClock` or `ManualClock`; or the wall clock itself after
+///   ``followWallClock()``. Lease deadlines are persisted in it.
 /// - **Leases** (``SessionLease``): `prepare` starts one, every change to the active session renews it, and the
 ///   first access after it runs out takes the session machine's `expire` transition, removes the pending devices,
 ///   saves, and reports a ``SessionLease/expiredEventName`` event to subscribers (and in ``sessionExpiryEvents``).
@@ -12,7 +13,15 @@ import MatterFlow
 extension SimulatedHub {
     /// The hub's current time, in seconds since the Unix epoch.
     public var hubTime: Double {
-        timeOrigin + clock.now.secondsValue
+        followsWallClock ? WallClock.now() : timeOrigin + clock.now.secondsValue
+    }
+
+    /// Makes hub time the wall clock, whatever the hub's clock says: for a home in a state directory that processes
+    /// on virtual clocks share (a worker's), whose virtual time runs ahead of the wall clock by every delay it
+    /// skipped, so that a lease one of them persisted would mean another time to the others. Delays, latencies and
+    /// timeouts still follow the hub's clock; session leases then run out on the wall clock.
+    public func followWallClock() {
+        followsWallClock = true
     }
 
     /// Moves where hub time starts (seconds since the Unix epoch), for tests that need fixed lease deadlines.

@@ -40,8 +40,12 @@ public actor SimulatedHub: Hub {
     /// Subscribers to the hub's events (see `SimulatedHub+Events.swift`).
     let hubEvents = HubEventBroadcaster()
     /// Where the hub's time starts, in seconds since the Unix epoch: hub time is this plus the clock's `now`, so
-    /// persisted lease deadlines mean the same in every process (see `SimulatedHub+Sessions.swift`).
-    var timeOrigin: Double = WallClock.now()
+    /// persisted lease deadlines mean the same in every process (see `SimulatedHub+Sessions.swift`). The wall clock
+    /// when the hub's clock started (not when the hub was made: a worker makes a structure's hub long after its
+    /// clock started, and hub time would run ahead of the wall clock by that long).
+    var timeOrigin: Double
+    /// Whether hub time is the wall clock itself, whatever the hub's clock says (``followWallClock()``).
+    var followsWallClock = false
     /// Session expiries the hub has reported, in order (see `SimulatedHub+Sessions.swift`).
     var sessionEvents: [HubEvent] = []
 
@@ -75,6 +79,7 @@ public actor SimulatedHub: Hub {
         self.order = order
         self.clock = clock
         self.stateStore = stateStore
+        timeOrigin = WallClock.now() - clock.now.secondsValue
     }
 
     /// A hub for one home.

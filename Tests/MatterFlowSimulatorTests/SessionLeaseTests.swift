@@ -17,6 +17,21 @@ struct SessionLeaseTests {
         return home
     }
 
+    @Test("hub time is the wall clock when the hub's clock started plus the clock's reading: a hub made late on an old clock is not ahead of the wall clock; one following the wall clock stays on it as its clock runs ahead")
+    func hubTimeIsAnchoredAtTheClocksStart() async throws {
+        let clock = ManualClock()
+        clock.advance(by: .seconds(1000))
+        let hub = try SimulatedHub(home: Self.home(), clock: clock)
+        let wall = Date().timeIntervalSince1970
+        #expect(abs(await hub.hubTime - wall) < 60, "made 1000 s into its clock, the hub is still on the wall clock")
+        clock.advance(by: .seconds(400))
+        #expect(abs(await hub.hubTime - wall - 400) < 60, "and follows its clock from there")
+        await hub.followWallClock()
+        #expect(abs(await hub.hubTime - Date().timeIntervalSince1970) < 60, "following the wall clock, the clock's lead is not hub time")
+        clock.advance(by: .seconds(400))
+        #expect(abs(await hub.hubTime - Date().timeIntervalSince1970) < 60)
+    }
+
     @Test("the documented default is five minutes")
     func defaultLease() async throws {
         #expect(SessionLease.defaultDuration == .seconds(300))

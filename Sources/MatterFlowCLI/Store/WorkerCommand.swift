@@ -327,6 +327,8 @@ final class SimulatedHomes: Sendable {
         if let stateDirectory {
             let store = try HomeStateStore(directory: stateDirectory + "/" + structure, startingFrom: home)
             hub = try SimulatedHub(stateStore: store, clock: clock)
+            // Workers share these homes, each on a clock of its own: leases they persist are kept in wall time.
+            await hub.followWallClock()
         } else {
             hub = try SimulatedHub(home: home, clock: clock)
         }

@@ -1,0 +1,33 @@
+import Foundation
+import MatterFlow
+@testable import MatterFlowCLI
+import MatterFlowSimulator
+import Testing
+
+/// The simulated homes a worker keeps in a state directory, which workers on one machine share: the leases they
+/// persist are in wall time, however far a worker's virtual clock has run ahead, so that a run handed from one
+/// worker to another finds its session as the first left it.
+@Suite struct WorkerHomesClockTests {
+    @Test("a structure's home made by a worker whose virtual clock has run 400 s ahead keeps hub time on the wall clock, with a state directory; without one, the hub follows the worker's clock")
+    func sharedHomesKeepWallTime() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let clock = ManualClock()
+        clock.advance(by: .seconds(400))
+        let shared = SimulatedHomes(initial: HomeDescription.defaultHome, stateDirectory: directory.path, clock: clock)
+        let hub = try #require(try await shared.hub(for: "s1") as? SimulatedHub)
+        #expect(abs(await hub.hubTime - Date().timeIntervalSince1970) < 60)
+        clock.advance(by: .seconds(400))
+        #expect(abs(await hub.hubTime - Date().timeIntervalSince1970) < 60, "the clock's lead is not the shared home's time")
+        // A session opened now is stamped with the wall clock, as another worker reads it.
+        _ = try await hub.prepareCommissioning(structure: "s1")
+        let saved = try String(contentsOfFile: directory.file("s1/home.json"), encoding: .utf8)
+        let openedAt = try #require(saved.firstMatch(of: /"openedAt"\s*:\s*([0-9.e+]+)/).flatMap { Double($0.1) }, "\(saved)")
+        #expect(abs(openedAt - Date().timeIntervalSince1970) < 60, "\(openedAt)")
+        // A home of this process alone follows its clock: virtual time is then the home's own.
+        let alone = SimulatedHomes(initial: HomeDescription.defaultHome, stateDirectory: nil, clock: clock)
+        let own = try #require(try await alone.hub(for: "s2") as? SimulatedHub)
+        clock.advance(by: .seconds(400))
+        #expect(abs(await own.hubTime - Date().timeIntervalSince1970 - 400) < 60)
+    }
+}
