@@ -23,7 +23,9 @@ struct ExpectationChecker {
         found += callOrderMismatches()
         if let output = expect.output {
             found += JSONSubset.differences(
-                expected: output, actual: result.output ?? .null, described: result.redactedOutput ?? .null, at: "output").map {
+                expected: output, actual: result.output ?? .null, described: result.redactedOutput ?? .null, at: "output",
+                redacting: result.redacting
+            ).map {
                 FixtureMismatch(subject: $0.path, expected: $0.expected, actual: $0.actual)
             }
         }
@@ -148,7 +150,7 @@ struct ExpectationChecker {
         let subject = "calls.\(operation).arguments"
         let shown = made.enumerated().map { "call \($0.offset + 1): " + JSONWriter.compact(.object($0.element)) }
         func differences(_ wanted: JSONObject, _ arguments: JSONObject, at path: String) -> [FixtureMismatch] {
-            JSONSubset.differences(expected: .object(wanted), actual: .object(arguments), at: path).map {
+            JSONSubset.differences(expected: .object(wanted), actual: .object(arguments), at: path, redacting: result.redacting).map {
                 FixtureMismatch(subject: $0.path, expected: $0.expected, actual: $0.actual, details: shown)
             }
         }
@@ -233,7 +235,9 @@ struct ExpectationChecker {
             ]
         }
         return zip(expected, actual).enumerated().flatMap { index, pair in
-            JSONSubset.differences(expected: pair.0, actual: pair.1.revealed, described: pair.1.value, at: "shown[\(index)]").map {
+            JSONSubset.differences(
+                expected: pair.0, actual: pair.1.revealed, described: pair.1.value, at: "shown[\(index)]", redacting: result.redacting
+            ).map {
                 FixtureMismatch(subject: $0.path, expected: $0.expected, actual: $0.actual)
             }
         }

@@ -110,12 +110,21 @@ public struct FixtureExpectations: Sendable, Hashable {
             self.productID = productID
         }
 
+        /// Whether two optional texts are both absent, or both present with the same bytes.
+        static func sameBytes(_ lhs: String?, _ rhs: String?) -> Bool {
+            switch (lhs, rhs) {
+            case (nil, nil): true
+            case (let lhs?, let rhs?): lhs.utf8.elementsEqual(rhs.utf8)
+            case (nil, _?), (_?, nil): false
+            }
+        }
+
         /// Whether a device has every given field.
         public func matches(_ device: HomeDescription.Device) -> Bool {
             if let id, id != device.id { return false }
             // Byte for byte: a device keeps the bytes it is given, which `==` on strings does not compare.
             if let name, !name.utf8.elementsEqual(device.name.utf8) { return false }
-            if let room, room != device.room { return false }
+            if let room, !Self.sameBytes(room, device.room) { return false }
             if let vendorID, vendorID != device.vendorID { return false }
             if let productID, productID != device.productID { return false }
             return true

@@ -33,10 +33,10 @@ struct HubComparison {
         flag("reachable", expect.reachable, home.hub.reachable)
         flag("permissionGranted", expect.permissionGranted, home.permissionGranted)
         if let devices = expect.devices {
-            found += Self.compare(devices, home.devices, subject: "hub.devices")
+            found += Self.compare(devices, home.devices, subject: "hub.devices", redacting: observation.result.redacting)
         }
         if let devices = expect.newDevices {
-            found += Self.compare(devices, observation.newDevices, subject: "hub.newDevices")
+            found += Self.compare(devices, observation.newDevices, subject: "hub.newDevices", redacting: observation.result.redacting)
         }
         if let option = expect.internetAccessOption, option != home.thread.internetAccessOption {
             found.append(
@@ -86,15 +86,29 @@ struct HubComparison {
 
     /// Whether each expected device matches a different actual device, with none left over.
     private static func compare(
-        _ expected: [FixtureExpectations.DeviceExpectation], _ actual: [HomeDescription.Device], subject: String
+        _ expected: [FixtureExpectations.DeviceExpectation], _ actual: [HomeDescription.Device], subject: String,
+        redacting: (String) -> String
     ) -> [FixtureMismatch] {
         guard expected.count != actual.count || !assign(expected[...], to: actual) else { return [] }
         let summary = actual.isEmpty ? "none" : "\(actual.count) device\(actual.count == 1 ? "" : "s")"
+        // Names and rooms that print alike but are other bytes: said, or the mismatch would show two equal lists.
+        var spellings: [String] = []
+        for wanted in expected {
+            for device in actual {
+                for (what, given, had) in [("name", wanted.name, device.name), ("room", wanted.room ?? nil, device.room ?? "")] {
+                    guard let given, given == had, !given.utf8.elementsEqual(had.utf8) else { continue }
+                    let named = redacting(given) == given && redacting(had) == had
+                    let line = "the \(what) expected and \(device.id)'s are \(FixtureFormat.sameCharacters)"
+                        + (named ? " (\(FixtureFormat.codePoints(given)) expected, \(FixtureFormat.codePoints(had)) here)" : "")
+                    if !spellings.contains(line) { spellings.append(line) }
+                }
+            }
+        }
         return [
             FixtureMismatch(
                 subject: subject,
                 expected: expected.isEmpty ? "none" : expected.map(\.description).joined(separator: ", "),
-                actual: summary, details: actual.map(describe))
+                actual: summary, details: actual.map(describe) + spellings)
         ]
     }
 
@@ -155,7 +169,13 @@ enum JSONSubset {
     /// The differences between `expected` and `actual`. `described` is what a difference shows of the actual value:
     /// the same value with its secrets redacted (matching is against the real value, which a report must not hold);
     /// nil describes `actual` itself.
-    static func differences(expected: JSONValue, actual: JSONValue?, described: JSONValue? = nil, at path: String) -> [Difference] {
+    ///
+    /// Strings that are the same characters in other bytes (`é` composed, or `e` and an accent) differ, and say so;
+    /// with the code points outside ASCII of each, unless `redacting` (the run's redaction) changes either: a
+    /// secret's characters are not named.
+    static func differences(
+        expected: JSONValue, actual: JSONValue?, described: JSONValue? = nil, at path: String, redacting: (String) -> String = { $0 }
+    ) -> [Difference] {
         guard let actual else {
             return [Difference(path: path, expected: JSONWriter.compact(expected), actual: "no such member")]
         }
@@ -164,25 +184,24 @@ enum JSONSubset {
             return wanted.members.flatMap { member in
                 differences(
                     expected: member.value, actual: got[member.key], described: described.map { $0.objectValue?[member.key] ?? $0 },
-                    at: path + "." + member.key)
+                    at: path + "." + member.key, redacting: redacting)
             }
         case (.array(let wanted), .array(let got)) where wanted.count == got.count:
             return zip(wanted, got).enumerated().flatMap { index, pair in
                 let element = described.map { twin in twin.arrayValue.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? twin }
-                return differences(expected: pair.0, actual: pair.1, described: element, at: path + "[\(index)]")
+                return differences(expected: pair.0, actual: pair.1, described: element, at: path + "[\(index)]", redacting: redacting)
             }
         case (.string(let wanted), .string(let got)):
             // Byte for byte: a device keeps the bytes it is given (a name's limit is in bytes), where Swift strings
             // compare equal when their characters are (`é` composed, or `e` and an accent).
             if wanted.utf8.elementsEqual(got.utf8) { return [] }
             let shown = JSONWriter.compact(described ?? actual)
-            guard wanted == got, described == nil || described == actual else {
-                return [Difference(path: path, expected: JSONWriter.compact(expected), actual: shown)]
-            }
+            guard wanted == got else { return [Difference(path: path, expected: JSONWriter.compact(expected), actual: shown)] }
+            let named = (described == nil || described == actual) && redacting(wanted) == wanted && redacting(got) == got
             return [
                 Difference(
-                    path: path, expected: JSONWriter.compact(expected) + " (\(codePoints(wanted)))",
-                    actual: shown + " (\(codePoints(got)): the same characters in other bytes, composed or decomposed)")
+                    path: path, expected: JSONWriter.compact(expected) + (named ? " (\(FixtureFormat.codePoints(wanted)))" : ""),
+                    actual: shown + (named ? " (\(FixtureFormat.codePoints(got)): " : " (") + FixtureFormat.sameCharacters + ")")
             ]
         default:
             if let left = expected.doubleValue, let right = actual.doubleValue, left == right { return [] }
@@ -191,9 +210,4 @@ enum JSONSubset {
         }
     }
 
-    /// The code points of `text` outside ASCII, `U+00E9`, or `ASCII only`.
-    private static func codePoints(_ text: String) -> String {
-        let outside = text.unicodeScalars.filter { !$0.isASCII }.map(\.codePoint)
-        return outside.isEmpty ? "ASCII only" : outside.joined(separator: " ")
-    }
 }

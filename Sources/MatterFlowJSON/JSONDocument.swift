@@ -214,7 +214,7 @@ public struct JSONDocument: Sendable {
             Diagnostic(
                 severity: .error, code: DiagnosticCode.duplicateKey,
                 message: duplicate.firstSpelling.map { first in
-                    "key \"\(duplicate.key)\" appears again (first at \(duplicate.first)), spelled with other bytes for the same characters (\(Self.codePoints(of: first)) there, \(Self.codePoints(of: duplicate.key)) here: composed and decomposed Unicode), which name one key; rename one of them, or remove it, only the last would be used"
+                    "key \"\(duplicate.key)\" appears again (first at \(duplicate.first)), spelled with other bytes for the same characters (\(Self.codePoints(of: first)) there, \(Self.codePoints(of: duplicate.key)) here: composed and decomposed Unicode), which name one key; rename one of them, or remove it: only one of the values would be used"
                 } ?? "key \"\(duplicate.key)\" appears again (first at \(duplicate.first)); remove one of them, only the last would be used",
                 file: file, pointer: duplicate.pointer, location: duplicate.repeated)
         }

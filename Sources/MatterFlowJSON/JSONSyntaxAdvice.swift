@@ -60,7 +60,18 @@ enum JSONSyntaxAdvice {
         if letter == UInt8(ascii: "u") {
             return "\\u takes four hexadecimal digits (\\u00e9 for é); write a backslash itself as \\\\"
         }
-        let shown = (0x21..<0x7F).contains(letter) ? "\\" + String(UnicodeScalar(letter)) : "a backslash before byte 0x" + String(letter, radix: 16, uppercase: true)
+        let shown: String
+        if (0x21..<0x7F).contains(letter) {
+            shown = "\\" + String(UnicodeScalar(letter))
+        } else if letter == 0x20 {
+            shown = "a backslash before a space"
+        } else if let scalar = String(decoding: bytes[(backslash + 1)..<min(bytes.count, backslash + 5)], as: UTF8.self).unicodeScalars.first,
+            scalar != "\u{FFFD}", !scalar.isASCII
+        {
+            shown = "\\\(Character(scalar)) (a backslash before \(scalar.codePointAndName))"
+        } else {
+            shown = "a backslash before byte 0x" + String(letter, radix: 16, uppercase: true)
+        }
         return "\(shown) is no JSON escape: JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX; write a backslash itself as \\\\"
     }
 

@@ -159,6 +159,11 @@ import Testing
         let fromMismatch = await matterflow("graph", workflow, "--expand", "--highlight-path", pasted)
         #expect(fromMismatch.code == 0, "\(fromMismatch.stderr)")
         #expect(fromMismatch.stdout == listed.stdout)
+        // The workflow by another path to the same file (a symbolic link on the way) is the one the fixture ran.
+        let linked = directory.file("linked")
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: Repository.workflowsDirectory)
+        let throughLink = await matterflow("graph", linked + "/commission-device.json", "--expand", "--highlight-path", report)
+        #expect(throughLink.code == 0, "\(throughLink.stderr)")
         // Another workflow's fixture: named, not drawn.
         let other = await matterflow("graph", Repository.workflow("prepare"), "--highlight-path", report)
         #expect(other.code == 2)

@@ -314,7 +314,7 @@ struct InputContractTests {
             let run = await matterflow("validate", file)
             #expect(run.code == 2)
             #expect(run.stderr.contains(message), "\(run.stderr)")
-            #expect(run.stderr.contains("\n1 error, 0 warnings\nnote: a file with these errors was not proved"), "one error, at the path: \(run.stderr)")
+            #expect(run.stderr.contains("\n1 error, 0 warnings\nnote: \(file) was not proved"), "one error, at the path: \(run.stderr)")
         }
     }
 }

@@ -108,6 +108,15 @@ struct TestCommandTests {
         let enough = await matterflow(["test", directory.path, "--min-coverage", "10"])
         #expect(enough.code == 0, "\(enough.stderr)")
         #expect(await matterflow(["test", directory.path, "--min-coverage", "101"]).code == 64)
+        // Said on stderr with --json too.
+        let jsonLow = await matterflow(["test", directory.path, "--min-coverage", "90", "--json"])
+        #expect(jsonLow.code == 1)
+        #expect(jsonLow.stderr.contains("[rooms] is covered less than --min-coverage 90%"), "\(jsonLow.stderr)")
+        // A failing fixture is the news: coverage, which counts passing fixtures only, is not judged.
+        try directory.write(Self.roomsFixture(name: "rooms failing", expect: #"{ "outcome": "failed" }"#), to: "b.fixture.json")
+        let failing = await matterflow(["test", directory.path, "--min-coverage", "90"])
+        #expect(failing.code == 1)
+        #expect(!failing.stderr.contains("--min-coverage"), "\(failing.stderr)")
         // The shipped library is complete.
         #expect(await matterflow(["test", Self.library, "--min-coverage", "100"]).code == 0)
     }

@@ -57,15 +57,17 @@ struct ValidateCommandTests {
         let note = "was not proved over every path (sessionLeak, operationOutOfOrder, unsafeRetry, ...: docs/workflow-language.md section 18)"
         let one = await matterflow("validate", unreachable)
         #expect(one.code == 2)
-        #expect(one.stderr.hasSuffix("note: a file with these errors \(note), which needs a file without other errors; validate again once they are fixed\n"), "\(one.stderr)")
+        #expect(one.stderr.hasSuffix("note: \(unreachable) \(note), which needs a file without other errors; validate again once its errors are fixed\n"), "\(one.stderr)")
         for path in [leaking, broken] {
             let proved = await matterflow("validate", path)
             #expect(proved.code == 2)
             #expect(!proved.stderr.contains("note: "), "\(proved.stderr)")
         }
-        let two = await matterflow("validate", unreachable, leaking, broken, try directory.write(
-            #"{"workflow": "v", "version": 1, "start": "a", "states": {"a": {"type": "succeed", "bogus": 1}}}"#, to: "v.json"))
-        #expect(two.stderr.contains("note: 2 files with these errors were not proved over every path"), "\(two.stderr)")
+        let unknown = try directory.write(
+            #"{"workflow": "v", "version": 1, "start": "a", "states": {"a": {"type": "succeed", "bogus": 1}}}"#, to: "v.json")
+        let two = await matterflow("validate", unreachable, leaking, broken, unknown)
+        #expect(two.stderr.contains("note: \(unreachable), \(unknown) were not proved over every path"), "\(two.stderr)")
+        #expect(two.stderr.hasSuffix("validate again once their errors are fixed\n"), "\(two.stderr)")
     }
 
     @Test("every code the proofs report (Sources/MatterFlow/Verification) is a proof's, so that the note is not said of a proved file")
@@ -241,7 +243,7 @@ struct ValidateCommandTests {
         #expect(errorLines.count == 3, "\(run.stderr)")
         #expect(run.stderrLines.count == 5, "three diagnostics, a summary and the note that the file was not proved: \(run.stderr)")
         #expect(run.stderrLines.dropLast().last == "3 errors, 0 warnings")
-        #expect(run.stderrLines.last?.hasPrefix("note: a file with these errors was not proved over every path") == true)
+        #expect(run.stderrLines.last?.hasPrefix("note: \(broken.path) was not proved over every path") == true, "\(run.stderr)")
         for (line, expected) in zip(errorLines, broken.expected) {
             #expect(line.hasPrefix("\(broken.path):\(expected.line):\(expected.column): error[\(expected.code)]: "), "\(line)")
         }

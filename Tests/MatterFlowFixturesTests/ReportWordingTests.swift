@@ -27,6 +27,25 @@ import Testing
         let device = try await commission(
             name: Self.composed, expect: #"{ "outcome": "succeeded", "hub": { "newDevices": [{ "name": "\#(Self.decomposed)" }] } }"#)
         #expect(device.subjects == ["hub.newDevices"], "\(device.mismatches)")
+        #expect(
+            device.mismatches.first?.details.last?.hasPrefix("the name expected and device-") == true
+                && device.mismatches.first?.details.last?.hasSuffix(" are the same characters in other bytes, composed or decomposed (U+0301 expected, U+00E9 here)") == true,
+            "\(device.mismatches)")
+    }
+
+    @Test("a secret output that differs only in composition says so, without naming the secret's characters")
+    func secretSpellingsAreNotNamed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-secret-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let workflow = directory + "/echo.json"
+        try #"{"workflow": "echo", "version": 1, "start": "done", "inputs": {"pw": {"type": "string", "required": true, "secret": true}}, "states": {"done": {"type": "succeed", "output": {"pw": "${input.pw}"}}}}"#
+            .write(toFile: workflow, atomically: true, encoding: .utf8)
+        let fixture = #"{"fixture": "f", "version": 1, "workflow": "\#(workflow)", "inputs": {"pw": "p\#(Self.composed)-word"}, "expect": {"outcome": "succeeded", "output": {"pw": "p\#(Self.decomposed)-word"}}}"#
+        let result = try await InlineFixture.run(fixture)
+        let mismatch = try #require(result.mismatches.first, "composed is not decomposed")
+        #expect(mismatch.expected == #""<redacted>""#, "\(mismatch.expected)")
+        #expect(mismatch.actual == #""<redacted>" (the same characters in other bytes, composed or decomposed)"#, "\(mismatch.actual)")
     }
 
     @Test("an event that never came says how often its operation was called; a fault on later calls and a state not visited after another read as sentences")

@@ -18,6 +18,11 @@ import Testing
         // One member, as for a key repeated byte for byte: the last value.
         #expect(document.value["states"]?.objectValue?.count == 1)
         #expect(document.value["states"]?["caf\u{E9}"] == .int(2))
+        // Composed, decomposed, composed: one member, and the message does not promise which value.
+        let three = try JSONDocument.parse("{\"caf\u{E9}\": 1, \"cafe\u{301}\": 2, \"caf\u{E9}\": 3}", file: "w.json").duplicateKeyDiagnostics()
+        #expect(three.count == 2, "\(three)")
+        #expect(three.allSatisfy { $0.message.hasSuffix("only one of the values would be used") || $0.message.hasSuffix("only the last would be used") }, "\(three)")
+        #expect(three.contains { $0.message.contains("spelled with other bytes") }, "\(three)")
         // Keys the same byte for byte are reported as before, without spellings.
         let repeated = try JSONDocument.parse("{\"a\": 1, \"a\": 2}", file: "w.json").duplicateKeyDiagnostics()
         #expect(repeated.first?.message == #"key "a" appears again (first at 1:2); remove one of them, only the last would be used"#)
@@ -41,6 +46,8 @@ import Testing
             (#"{"a": "x\xy"}"#, #"\x is no JSON escape: JSON has \" \\ \/ \b \f \n \r \t and \uXXXX; write a backslash itself as \\"#, 10),
             (#"{"a": "C:\\dir\q"}"#, #"\q is no JSON escape"#, 16),
             (#"{"a": "x\u12G4"}"#, #"\u takes four hexadecimal digits (\u00e9 for é)"#, 13),
+            ("{\"a\": \"x\\\u{E9}\"}", "\\\u{E9} (a backslash before U+00E9 LATIN SMALL LETTER E WITH ACUTE) is no JSON escape", 10),
+            (#"{"a": "x\ y"}"#, "a backslash before a space is no JSON escape", 10),
         ] {
             let refusal = StrictJSONTests.refusal(text)
             #expect(refusal?.message.contains(advice) == true, "\(text): \(refusal?.message ?? "")")

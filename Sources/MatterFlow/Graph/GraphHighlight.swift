@@ -29,8 +29,8 @@ public struct GraphHighlight: Sendable, Hashable {
     ///
     /// A last line that is the start of a JSON text but not all of it, as a run killed while writing it leaves, is
     /// skipped with a warning (in ``warnings``); so are lines that do not start with `{` (what the command wrote
-    /// beside its trace, such as a warning), counted in one warning; any other line that is not a JSON object is an
-    /// error.
+    /// beside its trace, such as a warning), counted in one warning, unless no line is an event; any other line that
+    /// is not a JSON object is an error.
     /// - Throws: ``DiagnosticsError`` naming the first such line, as `file:line:column`.
     public static func trace(jsonl text: String, file: String = "<trace>") throws(DiagnosticsError) -> GraphHighlight {
         var stack: [String] = []
@@ -84,6 +84,14 @@ public struct GraphHighlight: Sendable, Hashable {
             entered(value, stack: &stack, states: &states, top: &top)
         }
         if besides > 0 {
+            guard besides < lines.indices.count(where: { ends[$0] > 0 }) else {
+                throw DiagnosticsError([
+                    Diagnostic(
+                        severity: .error, code: DiagnosticCode.syntaxError,
+                        message: "no line is a trace event (a JSON object); use the standard error of `matterflow run --trace jsonl`",
+                        file: file)
+                ])
+            }
             warnings.append(
                 Diagnostic(
                     severity: .warning, code: DiagnosticCode.syntaxError,
@@ -130,7 +138,10 @@ public struct GraphHighlight: Sendable, Hashable {
     ///   several: which fixtures it holds, and how to report one alone.
     public static func testReport(_ results: [JSONValue], file: String, drawing: String?) throws(DiagnosticsError) -> GraphHighlight {
         let runs = results.filter { $0["path"]?.arrayValue != nil }
-        let chosen = runs.count == 1 ? runs : runs.filter { $0["workflow"]?.stringValue == drawing }
+        // One file by two paths (a symbolic link on the way) is one workflow.
+        let resolved = drawing.map(Self.resolvingLinks)
+        let ranDrawn: (JSONValue) -> Bool = { run in run["workflow"]?.stringValue.map(Self.resolvingLinks) == resolved }
+        let chosen = runs.count == 1 ? runs : runs.filter(ranDrawn)
         var highlight = GraphHighlight(states: [], source: file)
         guard chosen.count == 1, let run = chosen.first, let states = run["path"]?.arrayValue else {
             let names = runs.compactMap { $0["fixture"]?.stringValue }
@@ -140,12 +151,17 @@ public struct GraphHighlight: Sendable, Hashable {
             throw highlight.mismatch(
                 "this `matterflow test --json` report \(held); report the fixture to draw alone: `matterflow test FIXTURE.fixture.json --json > report.json`")
         }
-        if runs.count == 1, let drawing, let ran = run["workflow"]?.stringValue, ran != drawing {
+        if runs.count == 1, let drawing, let ran = run["workflow"]?.stringValue, !ranDrawn(run) {
             throw highlight.mismatch(
                 "this report's fixture ran \(ran), but the graph draws \(drawing); draw the fixture's workflow, or report a fixture of this one")
         }
         highlight.states = states.compactMap(\.stringValue)
         return highlight
+    }
+
+    /// `path` with its symbolic links followed.
+    private static func resolvingLinks(_ path: String) -> String {
+        URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 
     /// Takes a `stateEntered` trace event (`"event"`) or journal record (`"type"`) into the path; other values are

@@ -91,12 +91,13 @@ struct ValidateCommand {
                 DiagnosticCode.syntaxError, DiagnosticCode.fileNotFound, DiagnosticCode.unreadableFile, DiagnosticCode.unsupportedVersion,
                 WorkflowDiagnosticCode.notAWorkflow,
             ]
-            let unproved = errorsByFile.values.count { errors in
-                !errors.contains { WorkflowDiagnosticCode.proofs.contains($0.code) || unread.contains($0.code) }
-            }
-            if unproved > 0 {
+            let unproved = errorsByFile.filter { file, errors in
+                !file.isEmpty && !errors.contains { WorkflowDiagnosticCode.proofs.contains($0.code) || unread.contains($0.code) }
+            }.keys.sorted()
+            if !unproved.isEmpty {
+                let named = unproved.prefix(3).joined(separator: ", ") + (unproved.count > 3 ? " and \(unproved.count - 3) more" : "")
                 environment.standardError.line(
-                    "note: \(unproved == 1 ? "a file" : "\(unproved) files") with these errors \(unproved == 1 ? "was" : "were") not proved over every path (sessionLeak, operationOutOfOrder, unsafeRetry, ...: docs/workflow-language.md section 18), which needs a file without other errors; validate again once they are fixed")
+                    "note: \(named) \(unproved.count == 1 ? "was" : "were") not proved over every path (sessionLeak, operationOutOfOrder, unsafeRetry, ...: docs/workflow-language.md section 18), which needs a file without other errors; validate again once \(unproved.count == 1 ? "its" : "their") errors are fixed")
             }
             if arguments.flag("strict"), errors == 0, warnings > 0 {
                 environment.standardError.line("--strict: warnings fail the check (exit 2)")
