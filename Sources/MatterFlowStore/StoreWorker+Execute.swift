@@ -106,7 +106,7 @@ extension StoreWorker {
                 ? "cancel asked for" : secretsProblem.map { "its secrets are not in this worker's --secrets directory: \($0.message)" }
             await settle(
                 claimed, records: records, hub: hub, sink: sink, secrets: secrets, answers: answers, missingAnswers: missingAnswers,
-                handedBack: !claimed.takeover, cancelBecause: cancelBecause, idleness: idleness)
+                handedBack: !claimed.takeover, cancelBecause: cancelBecause, cancelAsked: cancelAsked, idleness: idleness)
             return
         }
         if let secretsProblem, !cancelAsked {

@@ -7,12 +7,16 @@ import Synchronization
 extension StoreWorker {
     /// Settles a run whose worker died, from its records; or resumes one handed back at a checkpoint (its records
     /// end at a checkpoint with no call in doubt), whatever ``WorkerOptions/resume`` says. With `cancelBecause`, the
-    /// run takes its cancel path for that reason.
+    /// run takes its cancel path for that reason (`cancelAsked`: because its cancel was asked for).
+    ///
+    /// A run handed back is not a takeover: a rolling restart hands every run back, and is no crash. Its end is not
+    /// `recovered`, nor counted in ``WorkerSummary/takenOver``, and a cancel asked for is logged as information.
     func settle(
         _ claimed: ClaimedRun, records: [JournalRecord], hub: any Hub, sink: PostgresJournalSink, secrets: JSONObject,
-        answers: [String: JSONValue], missingAnswers: [String], handedBack: Bool, cancelBecause: String?, idleness: RunIdleness
+        answers: [String: JSONValue], missingAnswers: [String], handedBack: Bool, cancelBecause: String?, cancelAsked: Bool,
+        idleness: RunIdleness
     ) async {
-        state.withLock { $0.summary.takenOver += 1 }
+        if !handedBack { state.withLock { $0.summary.takenOver += 1 } }
         if let cancelBecause {
             log(.info, run: claimed.runID, "taking the cancel path of run \(claimed.runID) (\(cancelBecause))")
         } else if handedBack {
@@ -84,7 +88,9 @@ extension StoreWorker {
         // written in the same transaction as the last of them, or a later one, and refused with them.
         await conclude(
             claimed.runID, status: status, output: stored,
-            error: recovery.finished?.errorJSON, recovered: true,
+            error: recovery.finished?.errorJSON, recovered: !handedBack,
+            // A handed-back run cancelled for another reason than the asking (its secrets missing here) wants a look.
+            endLevel: handedBack && status == "cancelled" && !cancelAsked ? .warning : nil,
             notes: recovery.notes + (status == "cancelled" ? cancelBecause.map { ["cancel path taken: \($0)"] } ?? [] : [])
                 + JournalEntries.warningNotes(warnings.withLock { $0 }),
             structure: claimed.structureID, claims: claimed.claims,
@@ -173,9 +179,10 @@ extension StoreWorker {
 
     /// Records a final status (fenced by the lease) and lets go of what the run held in the store, in the
     /// committer's next transaction.
+    /// `endLevel` is the level of the line that logs the end, when not ``level(ofEnd:recovered:)``'s.
     func conclude(
-        _ runID: String, status: String, output: JSONValue?, error: JSONValue?, recovered: Bool, notes: [String],
-        structure: StructureID, claims: Int, keepSession: Bool = false
+        _ runID: String, status: String, output: JSONValue?, error: JSONValue?, recovered: Bool, endLevel: WorkerLogLine.Level? = nil,
+        notes: [String], structure: StructureID, claims: Int, keepSession: Bool = false
     ) async {
         if let loss = committer.loss(of: runID), loss.kind != .records {
             log(.error, run: runID, "run \(runID) on structure \(structure) stopped here (its end, \(status), cannot be recorded, and it makes no further call): \(loss.description)")
@@ -192,7 +199,7 @@ extension StoreWorker {
             }
             options.secrets?.remove(runID: runID)
             state.withLock { $0.summary.finished[status, default: 0] += 1 }
-            log(Self.level(ofEnd: status, recovered: recovered), run: runID, "run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")\(Self.why(error))")
+            log(endLevel ?? Self.level(ofEnd: status, recovered: recovered), run: runID, "run \(runID) \(status)\(recovered ? " (settled after takeover)" : "")\(Self.why(error))")
         } catch where error.code == .leaseLost {
             log(.info, run: runID, "run \(runID) was taken over by another worker; its status is theirs to record")
         } catch {

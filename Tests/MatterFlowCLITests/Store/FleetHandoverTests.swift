@@ -93,7 +93,11 @@ extension PostgresStoreTests {
             let records = try store.records(of: runID)
             #expect(!records.contains { $0.type == "resolution" }, "a call was in doubt")
             #expect(records.filter { $0.type == "runFinished" }.count == 1)
+            // A hand-back is no crash: the resumed run ends as a run started there does.
+            #expect(try store.run(runID)?.recovered == false)
+            #expect(second.stderr.text.contains("worker staying: run \(runID) succeeded\n"), "\(second.stderr.text)")
         }
+        #expect(!second.stderr.text.contains("settled after takeover"), "\(second.stderr.text)")
         for runID in unstarted {
             #expect(try store.status(of: runID) == "succeeded")
             #expect(!second.stderr.text.contains("resuming run \(runID)"), "\(second.stderr.text)")
