@@ -106,6 +106,7 @@ extension StoreWorker {
         do throws(StoreError) {
             try store.markStopping(options.workerID)
         } catch {
+            if error.isOutOfReach { state.withLock { $0.stopUnrecorded = true } }
             log(.warning, "could not mark itself stopping (\(error.message))")
         }
         // Runs claimed ahead and never started go back as they were, before the wait for the others: a queued run

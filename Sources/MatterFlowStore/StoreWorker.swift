@@ -26,6 +26,9 @@ public final class StoreWorker: Sendable {
         var claims: [String: Int] = [:]
         var summary = WorkerSummary()
         var stopping = false
+        /// Marking itself stopping found the store out of reach: marking itself stopped is not tried (it would wait out
+        /// the same outage again, keeping a stopping worker seconds longer).
+        var stopUnrecorded = false
         /// Asked to stop again while stopping: the drain hands the runs back without waiting for them to park.
         var hurried = false
         /// ``run(host:pid:)`` began and got past its start: the worker cannot run again.
@@ -354,10 +357,14 @@ public final class StoreWorker: Sendable {
         }
         await drain()
         committer.shutdown()
-        do throws(StoreError) {
-            try store.markStopped(options.workerID)
-        } catch {
-            log(.warning, "could not mark itself stopped (\(error.message)); `matterflow workers` shows it silent once its lease has passed")
+        if state.withLock({ $0.stopUnrecorded }) {
+            log(.warning, "not marked stopped either: the store was out of reach; `matterflow workers` shows it silent once its lease has passed (`matterflow store prune --workers` forgets it)")
+        } else {
+            do throws(StoreError) {
+                try store.markStopped(options.workerID)
+            } catch {
+                log(.warning, "could not mark itself stopped (\(error.message)); `matterflow workers` shows it silent once its lease has passed (`matterflow store prune --workers` forgets it)")
+            }
         }
         // The last report is the last word: no heartbeat's report may follow it.
         heartbeat.stop()
