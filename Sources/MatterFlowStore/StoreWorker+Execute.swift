@@ -158,6 +158,7 @@ extension StoreWorker {
         runOptions.eventBufferLimit = 0
         runOptions.observer = { [self] event in
             keepShown(event, of: runID)
+            logRefusedAnswer(event, of: runID)
             followWaits(of: runID, idleness: idleness, event)
         }
         runOptions.questionClock = options.questionClock
@@ -257,6 +258,16 @@ extension StoreWorker {
     /// Keeps a value the run shows the person that holds secrets (its event's `value` redacted, its `revealed` not)
     /// in the secrets directory, where whoever serves the person reads it while the run goes on; the store has only
     /// the redacted record.
+    /// Says in the log that a run refused an answer given to it (at submit, or with `matterflow answer`): the run
+    /// waits for another, and only `history` or `watch` would say why otherwise. The event's reason is redacted, as
+    /// every event is.
+    func logRefusedAnswer(_ event: RunEvent, of runID: String) {
+        guard case .answerRejected(_, let question, let reason) = event.kind else { return }
+        log(
+            .warning, run: runID,
+            "run \(runID) refused the answer to \(question) (\(reason)); it waits for another: matterflow answer \(runID) --answer \(question)=...")
+    }
+
     func keepShown(_ event: RunEvent, of runID: String) {
         guard case .shown(_, let value, let revealed) = event.kind, value != revealed else { return }
         keepSecret(runID, "run \(runID) showed a value that holds secrets") { inbox throws(StoreError) in try inbox.keep(shown: revealed, runID: runID) }

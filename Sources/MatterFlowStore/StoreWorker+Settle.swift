@@ -39,6 +39,7 @@ extension StoreWorker {
         let warnings = Mutex(JournalEntries.warnings(in: records))
         recoveryOptions.observer = { [self] event in
             keepShown(event, of: claimed.runID)
+            logRefusedAnswer(event, of: claimed.runID)
             if case .warning(_, let message) = event.kind { warnings.withLock { $0.append(message) } }
             followWaits(of: claimed.runID, idleness: idleness, event)
         }

@@ -105,6 +105,36 @@ struct FleetAnswerTests {
         #expect(late.stderr.contains("error[runEnded]: run \(runID) has ended (succeeded)"), "\(late.stderr)")
     }
 
+    @Test("an answer given at submit that the run refuses when it asks (a room its choices, known only then, lack) is said in the worker's log with how to give another; the run waits for it")
+    func refusedAnswerIsLogged() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(
+            #"""
+            {"workflow": "rooms-late", "version": 1, "start": "list", "states": {
+              "list": {"type": "assign", "set": {"rooms": ["Kitchen", "Hall"]}, "next": "room"},
+              "room": {"type": "ask", "prompt": "Which room?", "answer": {"choice": {"from": "${vars.rooms}"}},
+                       "result": "room", "timeoutSeconds": 300, "next": "done", "onTimeout": "late"},
+              "done": {"type": "succeed", "output": {"room": "${vars.room}"}},
+              "late": {"type": "fail", "code": "deadlineExceeded", "message": "nobody answered"}
+            }}
+            """#, to: "rooms-late.json")
+        let runID = "run-0000000ba5e1"
+        let submitted = await matterflow(["submit", workflow, "--store", conninfo, "--run-id", runID, "--answer", "room=Garage"])
+        #expect(submitted.code == 0, "\(submitted.stderr)")
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w-refuse"))
+        #expect(try await Self.waitForRecord("answerRejected", of: runID, conninfo: conninfo), "\(worker.lines)")
+        let answered = await matterflow(["answer", runID, "--store", conninfo, "--answer", "room=Hall"])
+        #expect(answered.code == 0, "\(answered.stderr)")
+        let summary = try await worker.finish(after: [runID], conninfo: conninfo)
+        #expect(summary.finished == ["succeeded": 1], "\(worker.lines)")
+        #expect(
+            worker.lines.contains { $0.hasPrefix("warning: worker w-refuse: run \(runID) refused the answer to room (") && $0.hasSuffix("it waits for another: matterflow answer \(runID) --answer room=...") },
+            "\(worker.lines)")
+    }
+
     @Test("a run waiting for an answer parks there when its worker stops, twice in a rolling restart; each next worker resumes it (without --resume), and it waits for the answer again and takes it")
     func answeredAfterTakeover() async throws {
         let conninfo = try TestPostgres.database()
