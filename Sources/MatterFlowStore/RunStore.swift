@@ -235,7 +235,7 @@ public func openRunStore(_ location: String, asClient: Bool = false) throws(Stor
     if location.contains("://") || location.hasPrefix("postgres") {
         throw StoreError(
             .invalidStore,
-            "'\(PostgresConnection.shownLocation(location))' is neither a PostgreSQL URI (postgres://USER@HOST/DB or postgresql://...) or conninfo (\"host=/run/pg dbname=mf\") nor a journal directory")
+            "'\(PostgresConnection.shownLocation(location))' is neither a PostgreSQL URI (postgres://USER@HOST/DB or postgresql://...) or conninfo (\"host=/run/pg dbname=mf\"), nor a journal directory")
     }
     let directory = location.hasPrefix("file:") ? String(location.dropFirst(5)) : location
     guard !directory.isEmpty else { throw StoreError(.invalidStore, "--store is empty; give postgres://... or a journal directory") }

@@ -29,6 +29,8 @@ struct StoreMetricsCommand {
               matterflow_worker_heartbeat_age_seconds   _info{state,version,schema}
               matterflow_store_schema_version
               matterflow_store_in_recovery              1 when the server read is a standby (no worker can use it)
+              matterflow_store_read_only_default        1 when the server takes no writes by default
+                                                        (default_transaction_read_only: no worker can use it)
               matterflow_store_scrape_success           1, or 0 when the store could not be read
               matterflow_store_scrape_timestamp_seconds when the scrape was made
             Each status and state is written, 0 when empty. Ended runs that went as planned are not counted (the

@@ -33,7 +33,7 @@ struct WorkerCommand {
             .init(name: "worker-id", valueName: "<id>", help: "The worker's ID in the store (default: HOST-PID-XXXX); refused while a live worker has it (its heartbeat is watched for half its lease)."),
             .init(
                 name: "log-format", valueName: "<format>",
-                help: "text (default): lines as `worker W: ...`, `warning: ` or `error: ` before what needs a look; json: one {\"time\", \"level\", \"worker\", \"run\", \"message\"} object per line, for a log collector."),
+                help: "text (default): lines as `worker W: ...`, `warning: ` or `error: ` before what needs a look; json: one {\"time\", \"level\", \"worker\", \"run\", \"runs\", \"message\"} object per line, for a log collector."),
             .init(
                 name: "metrics-file", valueName: "<file>",
                 help: "Write the worker's Prometheus metrics to this file after every heartbeat and when it stops, replaced atomically (for node_exporter's textfile collector)."),
@@ -114,6 +114,15 @@ struct WorkerCommand {
         // Found before the worker claims anything: a worker whose metrics never reach the file looks dead to its alerts.
         if let path = arguments.value("metrics-file"), let problem = AtomicFile.writeProblem(path) {
             printer.error(code: ReportFile.notWrittenCode, "--metrics-file \(path) cannot be written (\(problem)); give a file in a writable directory", workerID: chosenID)
+            return ExitCode.invalidInput
+        }
+        // A file given as the directory is said as such, not as the digest key it would hold.
+        var isDirectory: ObjCBool = false
+        if let secrets = arguments.value("secrets"), FileManager.default.fileExists(atPath: secrets, isDirectory: &isDirectory), !isDirectory.boolValue {
+            printer.error(
+                code: "secretsUnavailable",
+                "--secrets \(secrets) is no directory; give the directory given to `matterflow submit --secrets` (the runs' secret inputs wait there, and the key of their secret digests)",
+                workerID: chosenID)
             return ExitCode.invalidInput
         }
         let endpoint: HubEndpoint?

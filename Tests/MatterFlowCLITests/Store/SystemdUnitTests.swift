@@ -33,6 +33,7 @@ import Testing
         let parsed = try WorkerCommand.spec.parse(Array(given))
         #expect(parsed.positionals.isEmpty)
         #expect(parsed.value("store") == "host=db dbname=matterflow" && parsed.value("hub") == "unix:/run/hub.sock")
+        #expect(parsed.flag("resume"), "the docs tell workers to resume a dead worker's runs, not cancel them")
         let drain = try parsed.wholeNumber("drain", default: 30, range: 1...3600, command: "worker")
         _ = try parsed.wholeNumber("wait-for-store", default: 0, range: 0...86_400, command: "worker")
         let timeout = try #require(settings["TimeoutStopSec"].flatMap { Int($0) })
