@@ -30,4 +30,16 @@ import Testing
         clock.advance(by: .seconds(400))
         #expect(abs(await own.hubTime - Date().timeIntervalSince1970 - 400) < 60)
     }
+
+    @Test("each structure's home issues IDs of its own, the same for a structure every time")
+    func structuresIssueTheirOwnIDs() async throws {
+        let clock = ManualClock()
+        func sessionID(_ structure: StructureID) async throws -> String {
+            let homes = SimulatedHomes(initial: HomeDescription.defaultHome, stateDirectory: nil, clock: clock)
+            return try await homes.hub(for: structure).prepareCommissioning(structure: structure)
+        }
+        let first = try await sessionID("s1")
+        #expect(try await sessionID("s2") != first)
+        #expect(try await sessionID("s1") == first, "deterministic per structure")
+    }
 }

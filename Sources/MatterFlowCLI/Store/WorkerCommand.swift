@@ -325,6 +325,16 @@ final class SimulatedHomes: Sendable {
         }
     }
 
+    /// `seed` mixed with the structure ID's UTF-8 bytes (64-bit FNV-1a): what seeds a structure's home's IDs.
+    static func seed(_ seed: UInt64, for structure: StructureID) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
+        for byte in structure.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
     @Sendable func hub(for structure: StructureID) async throws -> any Hub {
         if let hub = hubs.withLock({ $0[structure] }) { return hub }
         guard !structure.isEmpty, !structure.contains("/"), !structure.hasPrefix(".") else {
@@ -332,6 +342,9 @@ final class SimulatedHomes: Sendable {
         }
         var home = initial
         home.structure.id = structure
+        // Each structure's home issues IDs of its own (sessions, requests, devices), so that the fleet's logs tell
+        // them apart: its seed mixes in the structure ID (FNV-1a, the same on every machine and every run).
+        home.seed = Self.seed(initial.seed, for: structure)
         let hub: SimulatedHub
         if let stateDirectory {
             let store = try HomeStateStore(directory: stateDirectory + "/" + structure, startingFrom: home)
