@@ -241,10 +241,12 @@ public final class PostgresRunStore: RunStore {
     /// - Throws: ``StoreError`` when the store cannot be read.
     public func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun] {
         let parameters = [Self.textArrayLiteral(filter.statuses.sorted()), filter.since.map { String($0) }]
+        let structures = Self.textArrayLiteral(filter.structures.sorted())
         guard let limit = filter.limit else {
-            return Self.storedRuns(try execute(Self.keptRuns + " ORDER BY r.submitted_at, r.run_id", parameters, doing: "listing the runs"))
+            return Self.storedRuns(
+                try execute(Self.keptRuns(structures: 3) + " ORDER BY r.submitted_at, r.run_id", parameters + [structures], doing: "listing the runs"))
         }
-        return Self.storedRuns(try execute(Self.newestRuns, parameters + [String(max(0, limit))], doing: "listing the runs"))
+        return Self.storedRuns(try execute(Self.newestRuns, parameters + [String(max(0, limit)), structures], doing: "listing the runs"))
     }
 
     /// The runs the filter keeps, oldest submitted first, read `pageSize` at a time, each page a statement of its
@@ -261,26 +263,28 @@ public final class PostgresRunStore: RunStore {
             return
         }
         let kept = [Self.textArrayLiteral(filter.statuses.sorted()), filter.since.map { String($0) }]
+        let structures = Self.textArrayLiteral(filter.structures.sorted())
         var after: (submitted: String?, runID: String) = (nil, "")
         while true {
-            let page = try execute(Self.pageOfRuns, kept + [after.submitted, after.runID, String(pageSize)], doing: "listing the runs")
+            let page = try execute(
+                Self.pageOfRuns, kept + [after.submitted, after.runID, String(pageSize), structures], doing: "listing the runs")
             for run in Self.storedRuns(page) { body(run) }
             guard page.rows.count == pageSize, let last = page.rows.last, let submitted = last[17], let runID = last[0] else { return }
             after = (submitted, runID)
         }
     }
 
-    /// The first `$5` of ``keptRuns`` submitted after the microsecond `$3` since the Unix epoch (null: from the
+    /// The first `$5` of ``keptRuns(structures:)`` (structures `$6`) submitted after the microsecond `$3` since the Unix epoch (null: from the
     /// first) or at it with a greater run ID (`$4`), oldest first, each with that microsecond last, as the next
     /// page's `$3`: a whole number, exact on every server version, where a timestamp's text could be ambiguous under
     /// the session's DateStyle and TimeZone. The ended runs come from their index by submission (migration 18), the
     /// open ones from the queue's index and the few running.
     static let pageOfRuns = """
         SELECT page.*, \(microseconds("page.submitted_at")) FROM (
-            (\(keptRuns) AND r.status NOT IN ('queued', 'running') AND (r.submitted_at, r.run_id) > (\(pageStart), $4::text)
+            (\(keptRuns(structures: 6)) AND r.status NOT IN ('queued', 'running') AND (r.submitted_at, r.run_id) > (\(pageStart), $4::text)
                 ORDER BY r.submitted_at, r.run_id LIMIT $5::bigint)
             UNION ALL
-            (\(keptRuns) AND r.status IN ('queued', 'running') AND (r.submitted_at, r.run_id) > (\(pageStart), $4::text)
+            (\(keptRuns(structures: 6)) AND r.status IN ('queued', 'running') AND (r.submitted_at, r.run_id) > (\(pageStart), $4::text)
                 ORDER BY r.submitted_at, r.run_id LIMIT $5::bigint)
         ) AS page ORDER BY page.submitted_at, page.run_id LIMIT $5::bigint
         """
@@ -301,22 +305,26 @@ public final class PostgresRunStore: RunStore {
     }
 
     /// The runs a filter keeps: `$1` the statuses (a text array, empty for any), `$2` the time they started since
-    /// (seconds since the Unix epoch, or null).
-    static let keptRuns = """
+    /// (seconds since the Unix epoch, or null), and the parameter numbered `structures` their structures (a text
+    /// array, empty for any).
+    static func keptRuns(structures parameter: Int) -> String {
+        """
         \(runColumns)
         WHERE (cardinality($1::text[]) = 0 OR r.status = ANY($1::text[]))
           AND ($2::float8 IS NULL OR coalesce(r.started_at, r.submitted_at) >= to_timestamp($2::float8))
+          AND (cardinality($\(parameter)::text[]) = 0 OR r.structure_id = ANY($\(parameter)::text[]))
         """
+    }
 
-    /// The newest `$3` of ``keptRuns``, then oldest first: the newest ended ones, read backwards from their index by
+    /// The newest `$3` of ``keptRuns(structures:)`` (structures `$4`), then oldest first: the newest ended ones, read backwards from their index by
     /// submission (migration 18), and the newest open ones (the queue's index, and the few running), so the cost
     /// follows the runs listed and the runs open, not the runs the store keeps.
     static let newestRuns = """
         SELECT * FROM (
             SELECT * FROM (
-                (\(keptRuns) AND r.status NOT IN ('queued', 'running') ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint)
+                (\(keptRuns(structures: 4)) AND r.status NOT IN ('queued', 'running') ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint)
                 UNION ALL
-                (\(keptRuns) AND r.status IN ('queued', 'running') ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint)
+                (\(keptRuns(structures: 4)) AND r.status IN ('queued', 'running') ORDER BY r.submitted_at DESC, r.run_id DESC LIMIT $3::bigint)
             ) AS either ORDER BY submitted_at DESC, run_id DESC LIMIT $3::bigint
         ) AS kept ORDER BY submitted_at, run_id
         """

@@ -55,18 +55,24 @@ public struct RunFilter: Sendable, Hashable {
     public var since: Double?
     /// Only the newest this many of the others (still listed oldest first).
     public var limit: Int?
+    /// Only runs on one of these structures (homes); empty: any.
+    public var structures: Set<String> = []
 
     /// A filter; members left empty or nil keep every run.
-    public init(statuses: Set<String> = [], since: Double? = nil, limit: Int? = nil) {
+    public init(statuses: Set<String> = [], since: Double? = nil, limit: Int? = nil, structures: Set<String> = []) {
         self.statuses = statuses
         self.since = since
         self.limit = limit
+        self.structures = structures
     }
 
     /// The runs of an oldest-first list that the filter keeps, for stores that read every run anyway.
-    public func apply<Run>(to runs: [Run], status: (Run) -> String, startedAt: (Run) -> Double?) -> [Run] {
+    public func apply<Run>(
+        to runs: [Run], status: (Run) -> String, startedAt: (Run) -> Double?, structure: (Run) -> String?
+    ) -> [Run] {
         let kept = runs.filter { run in
             (statuses.isEmpty || statuses.contains(status(run))) && (since.map { since in (startedAt(run) ?? -.infinity) >= since } ?? true)
+                && (structures.isEmpty || structure(run).map(structures.contains) == true)
         }
         guard let limit else { return kept }
         return Array(kept.suffix(max(0, limit)))
@@ -186,7 +192,7 @@ public struct JournalDirectoryStore: RunStore {
     /// - Throws: ``StoreError`` `storeUnavailable` when the directory cannot be listed.
     public func runs(_ filter: RunFilter) throws(StoreError) -> [StoredRun] {
         do {
-            return filter.apply(to: try journal.runs().map(Self.storedRun), status: \.status, startedAt: \.startedAt)
+            return filter.apply(to: try journal.runs().map(Self.storedRun), status: \.status, startedAt: \.startedAt, structure: \.structureID)
         } catch {
             throw StoreError(.storeUnavailable, error.message)
         }

@@ -15,6 +15,7 @@ struct RunsCommand {
             .init(name: "json", valueName: nil, help: "Print the runs as a JSON array."),
             .init(name: "waiting", valueName: nil, help: "With --store: only the runs that wait for answers, a line per question."),
             .init(name: "status", valueName: "<status>", repeatable: true, help: "Only runs with this status (repeatable)."),
+            .init(name: "structure", valueName: "<id>", repeatable: true, help: "Only runs on this structure, a home (repeatable)."),
             .init(name: "since", valueName: "<time>", help: "Only runs started since: a time back from now (2h, 30m, 7d), an ISO-8601 timestamp, a date (UTC), or a time as runs prints it (UTC)."),
             .init(name: "limit", valueName: "<n>", help: "Only the newest n runs of those listed (1...1000000; default 100)."),
             .init(name: "all", valueName: nil, help: "Every run listed, however many (instead of the newest 100)."),
@@ -26,8 +27,9 @@ struct RunsCommand {
             it), succeeded, failed, cancelled, needsAttention. A run settled by recovery is marked "recovered"; a
             run that ended with an error shows its cause and message in NOTES.
 
-            --status, --since and --limit combine: the newest --limit runs of those with a --status that started
-            since --since (a queued run counts from when it was submitted), listed oldest first. Without --limit,
+            --status, --structure, --since and --limit combine: the newest --limit runs of those with a --status, on
+            a --structure, that started since --since (a queued run counts from when it was submitted), listed oldest
+            first. Without --limit,
             the newest 100 are listed, and a note on stderr says when more match; --all lists every one (a store
             keeps every run until `matterflow store prune` removes it).
 
@@ -43,7 +45,7 @@ struct RunsCommand {
 
     func execute() throws(UsageError) -> Int32 {
         let statuses = Set(arguments.all("status"))
-        var filter = RunFilter(statuses: statuses)
+        var filter = RunFilter(statuses: statuses, structures: Set(arguments.all("structure")))
         filter.since = try arguments.value("since").map { text throws(UsageError) in
             try AgeOption.moment(text, option: "since", command: Self.spec.name, now: environment.now())
         }
@@ -56,7 +58,7 @@ struct RunsCommand {
         let listing = RunListing(filter: filter, every: arguments.flag("all"), sinceSpan: span)
         if let store = try StoreOption.readingEither(arguments, command: Self.spec.name) {
             if arguments.flag("waiting") {
-                if let narrowing = ["status", "since", "limit"].first(where: { arguments.value($0) != nil }) ?? (arguments.flag("all") ? "all" : nil) {
+                if let narrowing = ["status", "since", "limit", "structure"].first(where: { arguments.value($0) != nil }) ?? (arguments.flag("all") ? "all" : nil) {
                     throw UsageError(message: "--\(narrowing) narrows the runs listed, not the questions --waiting lists; drop one of them", command: Self.spec.name)
                 }
                 return StoreListing.waiting(store, json: arguments.flag("json"), environment: environment)
@@ -76,7 +78,7 @@ struct RunsCommand {
         do {
             let all = try RunJournal(existingDirectory: directory).runs()
             total = all.count
-            runs = listing.filter.apply(to: all, status: \.status.rawValue, startedAt: \.startedAt)
+            runs = listing.filter.apply(to: all, status: \.status.rawValue, startedAt: \.startedAt, structure: \.structureID)
         } catch {
             environment.standardError.line("error[\(error.code.rawValue)]: \(error.message)")
             return ExitCode.invalidInput

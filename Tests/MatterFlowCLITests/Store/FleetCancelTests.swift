@@ -136,7 +136,9 @@ struct FleetCancelTests {
         #expect(try store.records(of: runID).filter { $0.type == "questionAsked" }.count == 1)
         #expect(try store.runs().first?.notes.contains("cancel path taken: cancel asked for") == true)
         let history = await matterflow(["history", runID, "--store", conninfo])
-        #expect(history.stdout.hasSuffix("status: cancelled (recovered)\nnote: cancel path taken: cancel asked for\n"), "\(history.stdout)")
+        // Handed back, then cancelled as asked: no takeover, and said as information.
+        #expect(history.stdout.hasSuffix("status: cancelled\nnote: cancel path taken: cancel asked for\n"), "\(history.stdout)")
+        #expect(second.lines.contains { $0.hasPrefix("worker w2: run \(runID) cancelled") }, "\(second.lines)")
         #expect(try store.run(runID)?.status == "cancelled")
         #expect(try store.run("run-nope") == nil)
     }

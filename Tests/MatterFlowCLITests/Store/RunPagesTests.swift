@@ -1,6 +1,7 @@
 import Foundation
 @testable import MatterFlowCLI
 import MatterFlowJSON
+import MatterFlowSimulator
 @testable import MatterFlowStore
 import Testing
 
@@ -51,6 +52,35 @@ import Testing
         // A limit lists the newest, as runs(_:) does.
         let newest = try store.runs(RunFilter(limit: 3)).map(\.runID)
         #expect(try Self.listed(store, RunFilter(limit: 3), pageSize: 1) == newest)
+        // A structure (a home) narrows every form of the listing to its runs.
+        let homes = RunFilter(structures: ["home-7", "home-12", "home-nosuch"])
+        #expect(try store.runs(homes).map(\.runID) == ["run-0007", "run-0012"])
+        for pageSize in [1, 1000] { #expect(try Self.listed(store, homes, pageSize: pageSize) == ["run-0007", "run-0012"]) }
+        #expect(try store.runs(RunFilter(limit: 1, structures: ["home-7", "home-12"])).map(\.runID) == ["run-0012"])
+        #expect(try store.runs(RunFilter(statuses: ["cancelled"], structures: ["home-7", "home-11"])).map(\.runID) == ["run-0007"])
+    }
+
+    @Test("runs --structure lists one home's runs (repeatable), from a store and from a journal directory; with --waiting it is refused")
+    func runsOfAStructure() async throws {
+        let (_, conninfo) = try Self.store()
+        let listed = await matterflow(["runs", "--store", conninfo, "--structure", "home-7", "--structure", "home-8", "--json"])
+        #expect(listed.code == 0, "\(listed.stderr)")
+        let ids = try #require(try JSONDocument.parse(listed.stdout, file: "<out>").value.arrayValue).compactMap { $0["runID"]?.stringValue }
+        #expect(ids == ["run-0007", "run-0008"], "\(listed.stdout)")
+        #expect(await matterflow(["runs", "--store", conninfo, "--structure", "home-7", "--waiting"]).code == 64)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = directory.file("journal")
+        for structure in ["alpha", "beta"] {
+            var home = HomeDescription.defaultHome
+            home.structure.id = structure
+            let file = try directory.write(JSONWriter.pretty(home.jsonValue), to: "\(structure).json")
+            let run = await matterflow(["run", Repository.workflow("rooms"), "--home", file, "--journal", journal])
+            #expect(run.code == 0, "\(run.stderr)")
+        }
+        let fromJournal = await matterflow(["runs", "--journal", journal, "--structure", "beta", "--json"])
+        let structures = try #require(try JSONDocument.parse(fromJournal.stdout, file: "<out>").value.arrayValue).compactMap { $0["structureID"]?.stringValue }
+        #expect(structures == ["beta"], "\(fromJournal.stdout)")
     }
 
     @Test("pages follow each other by the exact microsecond, whatever the session's DateStyle and TimeZone")

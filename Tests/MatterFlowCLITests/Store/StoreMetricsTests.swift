@@ -207,7 +207,7 @@ import Testing
             """, doing: "test")
         try store.execute("ANALYZE matterflow_runs", doing: "test")
         let plan = try store.execute(
-            "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + PostgresRunStore.newestRuns, ["{}", nil, "101"], doing: "test")
+            "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + PostgresRunStore.newestRuns, ["{}", nil, "101", "{}"], doing: "test")
         let text = plan.rows.first?.first.flatMap { $0 } ?? ""
         let blocks = try #require(try JSONDocument.parse(text, file: "<plan>").value.arrayValue?.first?["Plan"])
         let read = (blocks["Shared Hit Blocks"]?.intValue ?? 0) + (blocks["Shared Read Blocks"]?.intValue ?? 0)
