@@ -73,8 +73,14 @@ public struct Question: Sendable {
         do {
             return try check(answer)
         } catch {
-            guard case .string(let text) = answer, let parsed = try? parse(text) else { throw error }
-            return parsed
+            guard case .string(let text) = answer else { throw error }
+            do throws(AnswerError) {
+                return try parse(text)
+            } catch let reading {
+                // A number given for a choice is a position: the reading says which positions there are.
+                if case .choice = schema, !secret, Int(text.trimmingWhitespace) != nil { throw reading }
+                throw error
+            }
         }
     }
 
@@ -97,6 +103,10 @@ public struct Question: Sendable {
                             + "is read as one of them, never as a position; give one of them as it is written")
                 }
                 if choices.indices.contains(number - 1) { return choices[number - 1].value }
+                throw AnswerError(
+                    .invalidAnswer, question: name,
+                    "there is no choice \(number): the choices are numbered 1 to \(choices.count)"
+                        + (choices.isEmpty ? "" : " (\(choices.prefix(10).enumerated().map { "\($0.offset + 1). \($0.element.label)" }.joined(separator: ", "))\(choices.count > 10 ? ", ..." : ""))"))
             }
             return try check(.string(trimmed))
         case .text:
