@@ -10,6 +10,10 @@ public enum CancelRequest: String, Sendable, Hashable {
     /// (a run handed back, or taken over). It ends `cancelled` once its cancel path is done (or with the status its
     /// cancel path gives, as any cancel).
     case cancelling
+    /// The run had ended `needsAttention` (its recovery could not finish: the hub could not be read): it is settled
+    /// again, a worker taking it over as from a dead worker, reading the hub again and taking its cancel path. It
+    /// ends `needsAttention` again at once if the hub still cannot say what its calls did.
+    case settlingAgain
 }
 
 extension PostgresRunStore {
@@ -23,12 +27,13 @@ extension PostgresRunStore {
     /// running it is told (`NOTIFY matterflow_cancels` with the run's ID) and takes the run's cancel path, which
     /// releases its session and undoes what the workflow says; a worker that claims it later takes that path too.
     /// Asking again changes nothing and says `cancelling` while the run is open, `cancelled` once it has ended so
-    /// (also after the reply to the first was lost).
+    /// (also after the reply to the first was lost). A run that ended `needsAttention` is settled again
+    /// (``CancelRequest/settlingAgain``).
     /// - Returns: What the request did, and whether the run left secrets files no worker will remove: it ended at
     ///   once (now, or when asked before) with secret inputs or answers, so its files stay in the secrets directory
     ///   until the caller removes them (``SecretInbox/remove(runID:output:)``).
-    /// - Throws: ``StoreError`` `runNotFound`; `runEnded` when the run ended otherwise (before the request, or with
-    ///   another status).
+    /// - Throws: ``StoreError`` `runNotFound`; `runEnded` when the run ended otherwise (succeeded, failed, or
+    ///   cancelled before the request).
     public func requestCancel(runID: String) throws(StoreError) -> (request: CancelRequest, secretsLeft: Bool) {
         let rows = try execute(Self.cancelStatement, [runID, JSONWriter.compact(Self.cancelledBeforeItBegan)], doing: "cancelling run \(runID)")
         let hasSecrets = rows.rows.first.map { $0.count > 2 && $0[1] == "t" } ?? false
@@ -64,12 +69,19 @@ extension PostgresRunStore {
             FROM target t
             WHERE r.run_id = t.run_id AND NOT t.asked AND (t.status = 'running' OR (t.status = 'queued' AND NOT t.unclaimed))
             RETURNING r.run_id
+        ), reopened AS (
+            UPDATE matterflow_runs r SET status = 'running', cancel_requested_at = now(), finished_at = NULL, worker_id = NULL,
+                lease_until = now() - interval '1 second'
+            FROM target t WHERE r.run_id = t.run_id AND t.status = 'needsAttention'
+            RETURNING r.run_id
         ), announced AS (
             SELECT pg_notify('matterflow_cancels', run_id) FROM asked
             UNION ALL SELECT pg_notify('matterflow_records', run_id) FROM ended
             UNION ALL SELECT pg_notify('matterflow_queue', 'finished') FROM ended
+            UNION ALL SELECT pg_notify('matterflow_queue', 'settle') FROM reopened
         )
         SELECT CASE
+            WHEN EXISTS (SELECT 1 FROM reopened) THEN 'settlingAgain'
             WHEN EXISTS (SELECT 1 FROM ended) THEN 'cancelled'
             WHEN t.status IN ('queued', 'running') THEN 'cancelling'
             WHEN t.status = 'cancelled' AND t.asked THEN 'cancelled'

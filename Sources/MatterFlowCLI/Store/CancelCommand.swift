@@ -19,7 +19,9 @@ struct CancelCommand {
             states undo is undone; `cancelling` is printed, and `matterflow watch RUN` follows it to its end. The
             worker running it is told at once (PostgreSQL NOTIFY on the channel matterflow_cancels); a worker that
             claims it later, or takes it over, takes its cancel path too. Cancelling again says the same (`cancelled`
-            once the run has ended so); a run that ended otherwise is refused.
+            once the run has ended so); a run that ended otherwise is refused, except one that ended needsAttention
+            (its recovery could not read the hub): it is settled again, a worker taking it over, reading the hub
+            and taking its cancel path (`cancelling` is printed, and a note says so).
 
             No worker runs a run that ends at once: --secrets names the directory submit wrote its secrets files
             to, to remove them now; without it they stay until a worker with that directory sweeps it (when it
@@ -56,7 +58,15 @@ struct CancelCommand {
                         + "while idle); to remove them now, cancel again with --secrets DIR")
             }
         }
-        environment.standardOutput.line(outcome.request.rawValue)
+        switch outcome.request {
+        case .settlingAgain:
+            err.line(
+                "note: run \(runID) needed attention (its recovery could not read the hub); a worker takes it over again, reads the "
+                    + "hub and takes its cancel path: `matterflow watch \(runID) --store URL` follows it (needsAttention again if the hub still cannot say)")
+            environment.standardOutput.line(CancelRequest.cancelling.rawValue)
+        case .cancelled, .cancelling:
+            environment.standardOutput.line(outcome.request.rawValue)
+        }
         return ExitCode.success
     }
 }

@@ -23,7 +23,9 @@ extension KeptRun {
                 + "(`matterflow submit Workflows/cancel.json --store URL --structure \(structureID ?? "ID")`), then prune again (that run is one "
                 + "of the structure's too)"
         case .statusNotNamed where status == "needsAttention":
-            what = "it needs attention: settle it, or add --status needsAttention to remove its records as they are"
+            what = postgres
+                ? "it needs attention: settle it again once its hub answers (`matterflow cancel \(runID) --store URL`: a worker reads the hub and takes its cancel path), or add --status needsAttention to remove its records as they are"
+                : "it needs attention: settle it (`matterflow recover --journal DIR` once its hub answers), or add --status needsAttention to remove its records as they are"
         case .statusNotNamed:
             what = "--status does not name \(status): add --status \(status)"
         case .endedAfterCutoff:

@@ -238,6 +238,22 @@ extension PostgresStoreTests {
             _ = try await rescuer.summary
             #expect(settled, "\(rescuer.lines)")
             #expect(try store.sessions().isEmpty)
+            // Once its hub answers, `matterflow cancel` settles it again: a worker takes it over, reads the hub (the
+            // call was never made there) and takes its cancel path.
+            let again = await matterflow(["cancel", runID, "--store", conninfo])
+            #expect(again.code == 0 && again.stdout == "cancelling\n", "\(again.stderr)")
+            #expect(again.stderr.contains("note: run \(runID) needed attention"), "\(again.stderr)")
+            #expect(try store.status(of: runID) == "running")
+            let settler = TestWorker(store: store, options: WorkerOptions(workerID: "w3", leaseSeconds: 1, secrets: SecretInbox(directory: secrets)))
+            let ended = await poll(timeout: .seconds(60), every: .milliseconds(20)) { (try? store.status(of: runID)) == "cancelled" }
+            settler.worker.stop()
+            _ = try await settler.summary
+            #expect(ended, "\(settler.lines)")
+            #expect(settler.lines.contains("worker w3: taking the cancel path of run \(runID) (cancel asked for)"), "\(settler.lines)")
+            let notes = try store.run(runID)?.notes ?? []
+            #expect(notes.contains("cancel path taken: cancel asked for"), "\(notes)")
+            // Ended so, it is refused as any ended run.
+            #expect(await matterflow(["cancel", runID, "--store", conninfo]).stdout == "cancelled\n")
             return
         }
         // Stopped, and the run's row read, from a thread of its own the moment the rescuer hands the run back: the
