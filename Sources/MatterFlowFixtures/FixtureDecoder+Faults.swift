@@ -285,7 +285,21 @@ extension FixtureDecoder {
 
     private func decodeTrigger(_ reader: ObjectReader) -> FixtureEvent.Trigger? {
         let given = ["at", "after", "entering"].filter { reader.has($0) }
-        let attempt = reader.int("attempt", in: FixtureFormat.attemptRange)
+        let attempt: Int?
+        if case .string(let text)? = reader.object["attempt"] {
+            // Written as a fault's "attempts" may be: a call's number in a string is that number.
+            _ = reader.value("attempt")
+            if let number = Int(text.trimmingCharacters(in: .whitespaces)), FixtureFormat.attemptRange.contains(number) {
+                attempt = number
+            } else {
+                collector.error(
+                    DiagnosticCode.invalidValue, at: reader.pointer("attempt"),
+                    "\"attempt\" must be one call's number from 1 (2 or \"2\"); an event happens once: a range of calls is for a fault's \"attempts\"")
+                attempt = nil
+            }
+        } else {
+            attempt = reader.int("attempt", in: FixtureFormat.attemptRange)
+        }
         if attempt != nil, given != ["after"] {
             collector.error(
                 DiagnosticCode.invalidValue, at: reader.pointer("attempt"), "\"attempt\" only goes with \"after\"")

@@ -108,6 +108,13 @@ struct TestCommandTests {
         let enough = await matterflow(["test", directory.path, "--min-coverage", "10"])
         #expect(enough.code == 0, "\(enough.stderr)")
         #expect(await matterflow(["test", directory.path, "--min-coverage", "101"]).code == 64)
+        // And in the JUnit report, where CI shows why the job failed.
+        let junit = directory.file("junit.xml")
+        #expect(await matterflow(["test", directory.path, "--min-coverage", "90", "--junit", junit]).code == 1)
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains(#"<testsuites name="matterflow test" tests="2" failures="1" errors="0">"#), "\(xml)")
+        #expect(xml.contains(#"<testsuite name="coverage" tests="1" failures="1" errors="0">"#), "\(xml)")
+        #expect(xml.contains(#"<failure type="coverage" message="[rooms] is covered less than --min-coverage 90%: states "#), "\(xml)")
         // Said on stderr with --json too.
         let jsonLow = await matterflow(["test", directory.path, "--min-coverage", "90", "--json"])
         #expect(jsonLow.code == 1)

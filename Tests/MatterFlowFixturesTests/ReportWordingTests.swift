@@ -1,6 +1,7 @@
 import Foundation
 import MatterFlow
 import MatterFlowFixtures
+import MatterFlowSimulator
 import Testing
 
 /// What a fixture's report says when a run differs from it: strings compared as a device receives them, mismatches
@@ -79,5 +80,15 @@ import Testing
         let finding = try #require(findings.first { $0.contains("unknownState") }, "\(findings)")
         #expect(finding.contains("; its states: fetch, fetchedRooms, noRooms, emptyRooms"), "\(findings)")
         #expect(!finding.contains("qualified by sub-workflow states"), "\(findings)")
+    }
+
+    @Test("an event's attempt may be written as a fault's attempts may: \"2\" is call 2; a range is refused, saying ranges are for faults")
+    func eventAttemptAsText() throws {
+        let fixture = try InlineFixture.valid(
+            InlineFixture.commissionDevice(#""events": [{ "after": "commissionDevice", "attempt": "2", "action": "hubOffline" }]"#))
+        #expect(fixture.events.first?.trigger == .after(.commissionDevice, attempt: 2))
+        let findings = InlineFixture.findings(
+            InlineFixture.commissionDevice(#""events": [{ "after": "commissionDevice", "attempt": "2-3", "action": "hubOffline" }]"#))
+        #expect(findings.contains { $0.contains(#"error[invalidValue]: /events/0/attempt: "attempt" must be one call's number from 1 (2 or "2"); an event happens once"#) }, "\(findings)")
     }
 }

@@ -174,11 +174,13 @@ struct TestCommand {
 
             out.line("\(passed) passed, \(failed) failed")
         }
-        for workflow in below {
-            err.line(
-                "error: \(Self.display(workflow.file)) [\(workflow.name)] is covered less than --min-coverage \(minimumCoverage ?? 0)%: states \(TestReportText.percent(workflow.stateRatio)), transitions \(TestReportText.percent(workflow.transitionRatio)); add fixtures for what the coverage report lists as not exercised")
+        let shortfalls = below.map { workflow in
+            (file: workflow.file,
+             message: "[\(workflow.name)] is covered less than --min-coverage \(minimumCoverage ?? 0)%: states \(TestReportText.percent(workflow.stateRatio)), transitions \(TestReportText.percent(workflow.transitionRatio)); add fixtures for what the coverage report lists as not exercised")
         }
-        let written = writeJUnit(JUnitReport(results: results, invalidFiles: invalidFiles, diagnostics: diagnostics, display: Self.display))
+        for shortfall in shortfalls { err.line("error: \(Self.display(shortfall.file)) \(shortfall.message)") }
+        let written = writeJUnit(
+            JUnitReport(results: results, invalidFiles: invalidFiles, diagnostics: diagnostics, display: Self.display, coverageShortfalls: shortfalls))
         if diagnostics.hasErrors { return ExitCode.invalidInput }
         guard written else { return ExitCode.failure }
         if results.isEmpty && invalidFiles.isEmpty {

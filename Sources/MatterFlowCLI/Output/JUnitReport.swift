@@ -7,7 +7,8 @@ import MatterFlowJSON
 /// One `<testsuite>` per workflow the fixtures run (named by its file), one `<testcase>` per fixture (`classname` its
 /// fixture file, `file` too), a `<failure>` per fixture that failed (its message the first mismatch, its text every
 /// mismatch as the text report prints them), and a `<testsuite name="invalid files">` with an `<error>` per
-/// invalid fixture or catalog file (its findings). No `time` is given: fixtures run on virtual time, and the seconds a fixture
+/// invalid fixture or catalog file (its findings), and a `<testsuite name="coverage">` with a `<failure>` per workflow
+/// covered less than `--min-coverage` asks. No `time` is given: fixtures run on virtual time, and the seconds a fixture
 /// simulated are no measure of the job. Text is escaped for XML 1.0, which cannot hold most control characters at
 /// all: those are written as `\uXXXX`.
 struct JUnitReport {
@@ -16,6 +17,9 @@ struct JUnitReport {
     var diagnostics: [Diagnostic]
     /// How a path is shown: relative to the working directory when inside it, as the text report shows it.
     var display: (String) -> String
+    /// The workflows covered less than `--min-coverage` asks, each with what the text report says of it: a
+    /// `<testsuite name="coverage">` with a failing `<testcase>` each, so that CI shows why the job failed.
+    var coverageShortfalls: [(file: String, message: String)] = []
 
     /// The whole document.
     var xml: String {
@@ -28,10 +32,11 @@ struct JUnitReport {
                 suites.append((workflow, [result]))
             }
         }
-        let failures = results.filter { !$0.passed }.count
+        let failures = results.filter { !$0.passed }.count + coverageShortfalls.count
+        let tests = results.count + invalidFiles.count + coverageShortfalls.count
         var lines = [
             #"<?xml version="1.0" encoding="UTF-8"?>"#,
-            #"<testsuites name="matterflow test" tests="\#(results.count + invalidFiles.count)" failures="\#(failures)" errors="\#(invalidFiles.count)">"#,
+            #"<testsuites name="matterflow test" tests="\#(tests)" failures="\#(failures)" errors="\#(invalidFiles.count)">"#,
         ]
         for suite in suites {
             let failed = suite.results.filter { !$0.passed }.count
@@ -47,6 +52,16 @@ struct JUnitReport {
                 let first = findings.first.map { "\($0.code): \($0.message)" } ?? "the file is invalid"
                 lines.append(#"    <testcase name="\#(shown)" classname="\#(shown)" file="\#(shown)">"#)
                 lines.append(#"      <error type="invalidFile" message="\#(Self.escaped(first))">\#(Self.escaped(findings.map(\.description).joined(separator: "\n")))</error>"#)
+                lines.append("    </testcase>")
+            }
+            lines.append("  </testsuite>")
+        }
+        if !coverageShortfalls.isEmpty {
+            lines.append(#"  <testsuite name="coverage" tests="\#(coverageShortfalls.count)" failures="\#(coverageShortfalls.count)" errors="0">"#)
+            for shortfall in coverageShortfalls {
+                let shown = Self.escaped(display(shortfall.file))
+                lines.append(#"    <testcase name="\#(shown)" classname="coverage" file="\#(shown)">"#)
+                lines.append(#"      <failure type="coverage" message="\#(Self.escaped(shortfall.message))"/>"#)
                 lines.append("    </testcase>")
             }
             lines.append("  </testsuite>")

@@ -93,8 +93,14 @@ struct StorePruneCommand {
         let report: PruneReport
         var swept = SecretsSweep()
         let store: any RunStore
+        // The structures named that have no run in the store (mistyped, or pruned before), found before the prune.
+        var unknownStructures: [String] = []
         do throws(StoreError) {
             store = try openRunStore(location)
+            if !structureIDs.isEmpty {
+                let held = Set(try store.runs(RunFilter(structures: structureIDs)).compactMap(\.structureID))
+                unknownStructures = structureIDs.subtracting(held).sorted()
+            }
             // Each batch's secrets files go once the batch is removed, so a failure later leaves none behind.
             report = try store.prune(request) { removed in
                 for runID in removed { inbox?.remove(runID: runID, output: true) }
@@ -132,6 +138,7 @@ struct StorePruneCommand {
             err.line("note: \(journal.journal.directory) holds no journal file: nothing to prune (is it the directory given to `run --journal`?)")
         }
         for runID in report.notFound { err.line("note: the store has no run \(runID) (removed before, or mistyped)") }
+        for structure in unknownStructures { err.line("note: the store has no run of structure \(structure) (removed before, or mistyped)") }
         for kept in report.kept { err.line(kept.advice(postgres: PostgresRunStore.isPostgres(location), dryRun: request.dryRun)) }
         return report.kept.isEmpty ? ExitCode.success : ExitCode.failure
     }

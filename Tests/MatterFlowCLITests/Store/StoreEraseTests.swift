@@ -44,6 +44,11 @@ extension PostgresStoreTests {
         #expect(dry.code == 1, "\(dry.stderr)")
         #expect(dry.stdout == "elm-one\noak-cancelled\noak-ok\nwould remove 3 runs (5 records) of structure oak, run elm-one and run run-nothere\n")
         #expect(dry.stderr.contains("note: the store has no run run-nothere (removed before, or mistyped)"), "\(dry.stderr)")
+        #expect(!dry.stderr.contains("no run of structure"), "\(dry.stderr)")
+        // A structure named with no run in the store (a typo) is said, as a run ID is.
+        let typo = await matterflow(["store", "prune", "--store", conninfo, "--dry-run", "--structure", "oak", "--structure", "oka"])
+        #expect(typo.stderr.contains("note: the store has no run of structure oka (removed before, or mistyped)"), "\(typo.stderr)")
+        #expect(!typo.stderr.contains("structure oak (removed"), "\(typo.stderr)")
         #expect(dry.stderr.contains("would keep run oak-going (structure oak, running): it may still change: cancel it (`matterflow cancel oak-going --store URL`)"), "\(dry.stderr)")
         #expect(dry.stderr.contains("would keep run oak-attention (structure oak, needsAttention): it needs attention: settle it again once its hub answers (`matterflow cancel oak-attention --store URL`: a worker reads the hub and takes its cancel path), or add --status needsAttention"), "\(dry.stderr)")
         #expect(dry.stderr.contains("would keep run oak-holding (structure oak, succeeded): it holds its structure's commissioning session: release it with a run of Workflows/cancel.json"), "\(dry.stderr)")
