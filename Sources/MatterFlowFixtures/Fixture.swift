@@ -208,12 +208,6 @@ enum FixtureFormat {
 
     /// What two strings equal as Unicode text and not byte for byte are.
     static let sameCharacters = "the same characters in other bytes, composed or decomposed"
-
-    /// The code points of `text` outside ASCII, `U+00E9`, or `ASCII only`.
-    static func codePoints(_ text: String) -> String {
-        let outside = text.unicodeScalars.filter { !$0.isASCII }.map(\.codePoint)
-        return outside.isEmpty ? "ASCII only" : outside.joined(separator: " ")
-    }
 }
 
 /// How a fixture answers one question of its run.

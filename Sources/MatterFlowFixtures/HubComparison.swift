@@ -99,7 +99,7 @@ struct HubComparison {
                     guard let given, given == had, !given.utf8.elementsEqual(had.utf8) else { continue }
                     let named = redacting(given) == given && redacting(had) == had
                     let line = "the \(what) expected and \(device.id)'s are \(FixtureFormat.sameCharacters)"
-                        + (named ? " (\(FixtureFormat.codePoints(given)) expected, \(FixtureFormat.codePoints(had)) here)" : "")
+                        + (named ? " (\(given.codePointsOutsideASCII) expected, \(had.codePointsOutsideASCII) here)" : "")
                     if !spellings.contains(line) { spellings.append(line) }
                 }
             }
@@ -200,8 +200,8 @@ enum JSONSubset {
             let named = (described == nil || described == actual) && redacting(wanted) == wanted && redacting(got) == got
             return [
                 Difference(
-                    path: path, expected: JSONWriter.compact(expected) + (named ? " (\(FixtureFormat.codePoints(wanted)))" : ""),
-                    actual: shown + (named ? " (\(FixtureFormat.codePoints(got)): " : " (") + FixtureFormat.sameCharacters + ")")
+                    path: path, expected: JSONWriter.compact(expected) + (named ? " (\(wanted.codePointsOutsideASCII))" : ""),
+                    actual: shown + (named ? " (\(got.codePointsOutsideASCII): " : " (") + FixtureFormat.sameCharacters + ")")
             ]
         default:
             if let left = expected.doubleValue, let right = actual.doubleValue, left == right { return [] }

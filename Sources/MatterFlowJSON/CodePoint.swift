@@ -11,3 +11,12 @@ extension Unicode.Scalar {
         properties.name.map { codePoint + " " + $0 } ?? codePoint
     }
 }
+
+extension StringProtocol {
+    /// The code points of the text outside ASCII, `U+0065 U+0301`, or `ASCII only`: what tells apart two spellings
+    /// of the same characters (`é` composed, or `e` and a combining accent), which print alike.
+    public var codePointsOutsideASCII: String {
+        let outside = unicodeScalars.filter { !$0.isASCII }.map(\.codePoint)
+        return outside.isEmpty ? "ASCII only" : outside.joined(separator: " ")
+    }
+}

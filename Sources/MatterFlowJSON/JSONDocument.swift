@@ -203,18 +203,13 @@ public struct JSONDocument: Sendable {
         }
     }
 
-    /// The Unicode scalars of `text` outside ASCII, as `U+00E9`: what tells apart two spellings of the same characters.
-    static func codePoints(of text: String) -> String {
-        text.unicodeScalars.filter { !$0.isASCII }.map(\.codePoint).joined(separator: " ")
-    }
-
     /// Diagnostics for keys repeated within one object (json-c would silently keep the last).
     public func duplicateKeyDiagnostics() -> [Diagnostic] {
         sourceMap.duplicateKeys.map { duplicate in
             Diagnostic(
                 severity: .error, code: DiagnosticCode.duplicateKey,
                 message: duplicate.firstSpelling.map { first in
-                    "key \"\(duplicate.key)\" appears again (first at \(duplicate.first)), spelled with other bytes for the same characters (\(Self.codePoints(of: first)) there, \(Self.codePoints(of: duplicate.key)) here: composed and decomposed Unicode), which name one key; rename one of them, or remove it: only one of the values would be used"
+                    "key \"\(duplicate.key)\" appears again (first at \(duplicate.first)), spelled with other bytes for the same characters (\(first.codePointsOutsideASCII) there, \(duplicate.key.codePointsOutsideASCII) here: composed and decomposed Unicode), which name one key; rename one of them, or remove it: only one of the values would be used"
                 } ?? "key \"\(duplicate.key)\" appears again (first at \(duplicate.first)); remove one of them, only the last would be used",
                 file: file, pointer: duplicate.pointer, location: duplicate.repeated)
         }
