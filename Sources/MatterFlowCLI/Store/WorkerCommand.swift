@@ -135,6 +135,22 @@ struct WorkerCommand {
         let pid = Int(getpid())
         let host = ProcessInfo.processInfo.hostName
         let workerID = chosenID ?? "\(host)-\(pid)-\(SystemRandomSource().hexDigits(4))"
+        // The simulated home is checked before the store is reached: a wrong file is said at once, wherever the store is.
+        var initialHome: HomeDescription?
+        if endpoint == nil {
+            do {
+                let loaded = try arguments.value("home").map { path throws(DiagnosticsError) in try HomeDescription.loadWithWarnings(path: path) }
+                initialHome = loaded?.home
+                printer.report(loaded?.warnings ?? [], workerID: chosenID)
+            } catch {
+                printer.report(error.diagnostics, workerID: chosenID)
+                return ExitCode.invalidInput
+            }
+            if let state = arguments.value("state"), let problem = SimulatedHomes.stateDirectoryProblem(state) {
+                printer.error(code: "invalidValue", "--state \(state): \(problem)", workerID: chosenID)
+                return ExitCode.invalidInput
+            }
+        }
         guard let store = try await Self.openStore(location, workerID: workerID, waitingUpTo: storeWait, printer: printer) else {
             return ExitCode.invalidInput
         }
@@ -167,22 +183,7 @@ struct WorkerCommand {
             remoteIdentity = arguments.value("hub").map { HubOption.identity(endpoint, spec: $0, handshake: connected.handshake) }
             hubs = { _ in try await reconnecting.hub() }
         } else {
-            let initial: HomeDescription
-            do {
-                let loaded = try arguments.value("home").map { path throws(DiagnosticsError) in try HomeDescription.loadWithWarnings(path: path) }
-                initial = loaded?.home ?? HomeDescription.defaultHome
-                MatterflowTool.report(loaded?.warnings ?? [], to: err)
-            } catch {
-                signals?.stop()
-                MatterflowTool.report(error.diagnostics, to: err)
-                return ExitCode.invalidInput
-            }
-            if let state = arguments.value("state"), let problem = SimulatedHomes.stateDirectoryProblem(state) {
-                signals?.stop()
-                err.line("error[invalidValue]: --state \(state): \(problem)")
-                return ExitCode.invalidInput
-            }
-            hubs = SimulatedHomes(initial: initial, stateDirectory: arguments.value("state"), clock: clock).hub(for:)
+            hubs = SimulatedHomes(initial: initialHome ?? HomeDescription.defaultHome, stateDirectory: arguments.value("state"), clock: clock).hub(for:)
         }
 
         var workerOptions = WorkerOptions(

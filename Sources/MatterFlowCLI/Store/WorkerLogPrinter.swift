@@ -37,6 +37,35 @@ struct WorkerLogPrinter: Sendable {
         }
     }
 
+    /// Prints the findings of loading a file (the worker's home): as text the lines `validate` prints, as JSON one
+    /// line each, of level `error` or `warning` as the finding's severity.
+    func report(_ diagnostics: [Diagnostic], workerID: String?) {
+        for severity in [Diagnostic.Severity.error, .warning] {
+            let level: WorkerLogLine.Level
+            switch severity {
+            case .error: level = .error
+            case .warning: level = .warning
+            }
+            MatterflowTool.report(diagnostics.filter { $0.severity == severity }, to: LevelSink(printer: self, level: level, workerID: workerID))
+        }
+    }
+
+    /// Lines of one level, as the printer's format writes them.
+    private struct LevelSink: TextSink {
+        let printer: WorkerLogPrinter
+        let level: WorkerLogLine.Level
+        let workerID: String?
+
+        func write(_ text: String) {
+            for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+                switch printer.format {
+                case .text: printer.err.line((printer.priorities ? WorkerLogPrinter.priority(level) : "") + line)
+                case .json: printer.print(WorkerLogLine(level: level, workerID: workerID, message: String(line)))
+                }
+            }
+        }
+    }
+
     /// The syslog priority prefix journald reads for a level (RFC 5424 severities: error 3, warning 4,
     /// informational 6).
     static func priority(_ level: WorkerLogLine.Level) -> String {
