@@ -42,4 +42,34 @@ import Testing
         #expect(try await sessionID("s2") != first)
         #expect(try await sessionID("s1") == first, "deterministic per structure")
     }
+
+    @Test("any structure ID has a simulated home inside the state directory: ordinary IDs name their directory, others are written with %XX, long ones cut and hashed")
+    func everyStructureHasAHomeInside() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        #expect(SimulatedHomes.directoryName(for: "maple-street") == "maple-street")
+        #expect(SimulatedHomes.directoryName(for: "café 2") == "café 2")
+        #expect(SimulatedHomes.directoryName(for: "../../etc") == "%2E.%2F..%2Fetc")
+        #expect(SimulatedHomes.directoryName(for: "a%2Fb") == "a%252Fb", "a % is written too, so no two IDs share a directory")
+        #expect(SimulatedHomes.directoryName(for: "a/b") != SimulatedHomes.directoryName(for: "a%2Fb"))
+        #expect(SimulatedHomes.directoryName(for: "tab\there") == "tab%09here")
+        let long = String(repeating: "x", count: 300)
+        let longName = SimulatedHomes.directoryName(for: long + "1")
+        #expect(longName.utf8.count <= 217 && longName.hasPrefix(String(repeating: "x", count: 200) + "~"), "\(longName)")
+        #expect(longName != SimulatedHomes.directoryName(for: long + "2"))
+        let slashes = SimulatedHomes.directoryName(for: String(repeating: "/", count: 100))
+        #expect(slashes.utf8.count <= 217 && !slashes.contains("/"), "\(slashes)")
+
+        let homes = SimulatedHomes(initial: HomeDescription.defaultHome, stateDirectory: directory.path, clock: ManualClock())
+        for structure in ["../../etc", "/", ".", long + "1"] {
+            let hub = try await homes.hub(for: structure)
+            _ = try await hub.prepareCommissioning(structure: structure)
+            let file = directory.file(SimulatedHomes.directoryName(for: structure) + "/home.json")
+            let saved = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(saved.contains("\"openedAt\""), "\(structure): \(saved)")
+        }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(kept.count == 4, "\(kept)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/../../etc/home.json"))
+    }
 }

@@ -326,6 +326,30 @@ final class SimulatedHomes: Sendable {
         }
     }
 
+    /// The directory in the state directory that keeps a structure's home: the structure ID itself when it can name
+    /// one, as most IDs can; otherwise the ID with `%`, `/`, control characters and a leading `.` written as `%XX`
+    /// (`../x` is `%2E.%2Fx`), and an ID longer than 200 bytes so written cut there, `~` and its FNV-1a hash after it.
+    /// Any structure ID a hub could have has a home of its own, inside the state directory.
+    static func directoryName(for structure: StructureID) -> String {
+        var name = ""
+        for (offset, scalar) in structure.unicodeScalars.enumerated() {
+            let escaped = scalar == "%" || scalar == "/" || scalar.value < 0x20 || scalar.value == 0x7F || (offset == 0 && scalar == ".")
+            if escaped {
+                name += String(format: "%%%02X", scalar.value)
+            } else {
+                name.unicodeScalars.append(scalar)
+            }
+        }
+        if name.isEmpty { return "%" }
+        guard name.utf8.count > 200 else { return name }
+        var cut = ""
+        for scalar in name.unicodeScalars {
+            guard cut.utf8.count + String(scalar).utf8.count <= 200 else { break }
+            cut.unicodeScalars.append(scalar)
+        }
+        return cut + "~" + String(format: "%016llx", seed(0, for: structure))
+    }
+
     /// `seed` mixed with the structure ID's UTF-8 bytes (64-bit FNV-1a): what seeds a structure's home's IDs.
     static func seed(_ seed: UInt64, for structure: StructureID) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
@@ -338,9 +362,6 @@ final class SimulatedHomes: Sendable {
 
     @Sendable func hub(for structure: StructureID) async throws -> any Hub {
         if let hub = hubs.withLock({ $0[structure] }) { return hub }
-        guard !structure.isEmpty, !structure.contains("/"), !structure.hasPrefix(".") else {
-            throw FlowError(.structureNotFound, "structure \"\(structure)\" cannot name a simulated home directory")
-        }
         var home = initial
         home.structure.id = structure
         // Each structure's home issues IDs of its own (sessions, requests, devices), so that the fleet's logs tell
@@ -348,7 +369,7 @@ final class SimulatedHomes: Sendable {
         home.seed = Self.seed(initial.seed, for: structure)
         let hub: SimulatedHub
         if let stateDirectory {
-            let store = try HomeStateStore(directory: stateDirectory + "/" + structure, startingFrom: home)
+            let store = try HomeStateStore(directory: stateDirectory + "/" + Self.directoryName(for: structure), startingFrom: home)
             hub = try SimulatedHub(stateStore: store, clock: clock)
             // Workers share these homes, each on a clock of its own: leases they persist are kept in wall time.
             await hub.followWallClock()
