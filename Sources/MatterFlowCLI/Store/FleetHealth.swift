@@ -49,7 +49,12 @@ struct FleetHealth {
         }
         let count = running.count
         if count < minimumRunning {
-            let waiting = queued == 0 ? "no run is queued, runs submitted will wait" : "\(queued) queued run\(queued == 1 ? "" : "s") wait\(queued == 1 ? "s" : "")"
+            var waiting = queued == 0 ? "no run is queued, runs submitted will wait" : "\(queued) queued run\(queued == 1 ? "" : "s") wait\(queued == 1 ? "s" : "")"
+            // A dead worker's runs wait for a running worker to take them over, however recently it died.
+            let orphaned = workers.filter { $0.state == .silent || $0.state == .stopped }.reduce(0) { $0 + $1.expiredRuns }
+            if orphaned > 0 {
+                waiting += ", and \(orphaned) run\(orphaned == 1 ? "" : "s") of workers gone wait\(orphaned == 1 ? "s" : "") for a takeover"
+            }
             found.append(
                 "\(count) worker\(count == 1 ? "" : "s") running, \(minimumRunning) wanted: \(waiting); start workers (`matterflow worker --store URL ...`)")
         }

@@ -28,7 +28,7 @@ struct WorkersCommand {
             --check prints `ok: N workers running, holding M runs`, or the number of problems and one `problem: ...`
             line each (with --json, {"healthy", "running", "held", "problems"}, also when the store cannot be read:
             healthy false, running and held null, exit 2): fewer running workers than
-            --min-workers (default 1); a running or stopping worker built for another store schema; a silent worker
+            --min-workers (default 1), with how many runs wait (queued, and held by workers gone); a running or stopping worker built for another store schema; a silent worker
             whose runs have waited for a takeover three leases or more (no running worker takes them); a server that
             takes no writes, a standby (in recovery) or a primary with default_transaction_read_only on (reached
             when --store, PGTARGETSESSIONATTRS or a service file allows any server); a store that

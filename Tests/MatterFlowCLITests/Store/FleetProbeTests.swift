@@ -72,5 +72,16 @@ struct FleetProbeTests {
         try PostgresStoreTests.queue(2, structures: 1, named: "s", store: store)
         let waiting = await matterflow(["workers", "--store", conninfo, "--check"])
         #expect(waiting.stdout.contains("problem: 0 workers running, 1 wanted: 2 queued runs wait; start workers"), "\(waiting.stdout)")
+        // A worker that died a moment ago leaves a run no one can take over while no worker runs: said at once,
+        // before it has waited the leases that make it a problem of its own.
+        try store.registerWorker("w-dead", host: "host-c", pid: 13, leaseSeconds: 10)
+        try TestPostgres.insertRunning([("run-orphan", "s9", "w-dead")], into: store)
+        try store.execute("UPDATE matterflow_workers SET heartbeat_at = now() - interval '15 seconds' WHERE worker_id = 'w-dead'", doing: "test")
+        try store.execute("UPDATE matterflow_runs SET lease_until = now() - interval '5 seconds' WHERE worker_id = 'w-dead'", doing: "test")
+        let orphaned = await matterflow(["workers", "--store", conninfo, "--check"])
+        #expect(orphaned.code == 1)
+        #expect(
+            orphaned.stdout.contains("problem: 0 workers running, 1 wanted: 2 queued runs wait, and 1 run of workers gone waits for a takeover; start workers"),
+            "\(orphaned.stdout)")
     }
 }
