@@ -190,20 +190,11 @@ package struct JournalFile: Sendable {
     /// This process's ID.
     static var processID: Int { Int(getpid()) }
 
-    /// The path made absolute against the working directory, so that recovery run from elsewhere finds the file.
-    static func absolute(_ path: String) -> String {
-        guard !path.hasPrefix("/"), !path.isEmpty else { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
-        return directory == "/" ? "/" + relative : directory + "/" + relative
-    }
 
     /// A directory's path made absolute and plain (no `.`, `..`, trailing `/` or symbolic links), so two spellings of
     /// one directory compare equal.
     static func directoryPath(_ path: String) -> String {
-        URL(fileURLWithPath: absolute(path)).resolvingSymlinksInPath().standardizedFileURL.path
+        URL(fileURLWithPath: AbsolutePath.of(path)).resolvingSymlinksInPath().standardizedFileURL.path
     }
 
     private static func failure(_ code: JournalError.Code, _ what: String) -> JournalError {

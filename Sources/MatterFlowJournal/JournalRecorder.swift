@@ -116,7 +116,7 @@ final class JournalRecorder: RunRecording {
         switch event.kind {
         case .runStarted(let inputs):
             write(.runStarted(RunStartedEntry(
-                runID: runID, workflow: workflow.name, version: workflow.version, file: JournalFile.absolute(workflow.file),
+                runID: runID, workflow: workflow.name, version: workflow.version, file: AbsolutePath.of(workflow.file),
                 contentHash: workflow.contentHash, structureID: structureID, inputs: inputs, secretsShown: showSecrets,
                 pid: JournalFile.processID, format: JournalFrame.formatVersion, secretDigests: secretDigests,
                 homeDirectory: homeDirectory, remoteHub: remoteHub)))

@@ -138,7 +138,7 @@ struct GraphCommand {
         if let document = try? JSONDocument.parse(text, file: value).value,
             let highlight = try GraphHighlight.document(
                 document, lines: text.split(whereSeparator: \.isNewline).count(where: { !$0.allSatisfy(\.isWhitespace) }), file: value,
-                drawing: workflow.map(Self.absolute))
+                drawing: workflow.map(AbsolutePath.of))
         {
             return highlight
         }
@@ -160,11 +160,6 @@ struct GraphCommand {
                     file: value)
             ])
         }
-    }
-
-    /// `path` made absolute against the working directory, as `test --json` reports the workflow a fixture ran.
-    private static func absolute(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     /// Whether a path names an existing file that is not a directory.

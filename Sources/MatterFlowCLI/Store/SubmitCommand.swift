@@ -55,7 +55,7 @@ struct SubmitCommand {
         let workflow: Workflow
         let inputs: JSONObject
         do {
-            workflow = try engine.load(path: Self.absolute(arguments.positionals[0]))
+            workflow = try engine.load(path: AbsolutePath.of(arguments.positionals[0]))
             inputs = try RunInputParser(workflow: workflow, standardInputPath: environment.standardInputPath).parse(file: arguments.value("inputs"), pairs: pairs)
             _ = try workflow.resolveInputs(inputs)
         } catch {
@@ -163,21 +163,5 @@ struct SubmitCommand {
         if !answers.isEmpty { parts.append("the answer\(answers.count == 1 ? "" : "s") to \(answers.joined(separator: ", "))") }
         guard !parts.isEmpty else { return nil }
         return parts.joined(separator: " and ") + (inputs.count + answers.count == 1 ? " is" : " are")
-    }
-
-    /// The path made absolute against the working directory: workers may run elsewhere.
-    static func absolute(_ path: String) -> String {
-        guard !path.hasPrefix("/") else { return path }
-        let directory = FileSystemPath.currentDirectory
-        return directory == "/" ? "/" + path : directory + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
-    }
-}
-
-/// The working directory.
-enum FileSystemPath {
-    static var currentDirectory: String {
-        var buffer = [CChar](repeating: 0, count: 4097)
-        guard getcwd(&buffer, buffer.count) != nil else { return "." }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
