@@ -233,14 +233,15 @@ enum HubWire {
     }
 
     static func event(_ reader: WireReader, structure: StructureID) throws(FlowError) -> HubEvent {
-        guard let time = reader.object["time"]?.doubleValue, time.isFinite, time >= 0, time < 1e9 else {
-            throw reader.failure("time", "a number of seconds, 0 or more", reader.object["time"])
+        // Seconds on the hub's clock, as `openedAt` is: since 1970, or since the hub started.
+        guard let time = reader.object["time"]?.doubleValue, NumberLimits.epochSeconds.contains(time) else {
+            throw reader.failure("time", "a number of seconds in \(NumberLimits.epochSeconds)", reader.object["time"])
         }
         guard let fields = reader.object["fields"]?.objectValue else {
             throw reader.failure("fields", "an object", reader.object["fields"])
         }
         return HubEvent(
             name: try reader.string("name"), structureID: structure, value: try reader.string("value"), fields: fields,
-            time: .nanoseconds(Int64((time * 1e9).rounded())))
+            time: .seconds(time))
     }
 }

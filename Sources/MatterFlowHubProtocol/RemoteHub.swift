@@ -105,6 +105,8 @@ public final class RemoteHub: ConnectedHub {
         /// Calls cancelled before they were sent.
         var cancelledBeforeSend: Set<Int> = []
         var subscriptions: [String: @Sendable (HubEvent) -> Void] = [:]
+        /// What to call when the connection is lost, by subscription (``RemoteSubscription/whenLost(_:)``).
+        var lossHandlers: [String: @Sendable (String) -> Void] = [:]
         /// Set once the connection is unusable: the calls open then fail with it, every later one is refused unsent
         /// (``RemoteHub/notSent(_:after:)``).
         var failure: FlowError?
@@ -362,12 +364,13 @@ public final class RemoteHub: ConnectedHub {
 
     /// Fails every open call, and every later one, with `error` (the first failure wins).
     func fail(_ error: FlowError) {
-        let pending = state.withLock { state -> [Int: Pending] in
+        let (pending, lossHandlers) = state.withLock { state -> ([Int: Pending], [String: @Sendable (String) -> Void]) in
             if state.failure == nil { state.failure = error }
-            defer { state.pending = [:] }
-            return state.pending
+            defer { (state.pending, state.lossHandlers) = ([:], [:]) }
+            return (state.pending, state.lossHandlers)
         }
         let failure = state.withLock { $0.failure } ?? error
+        for name in lossHandlers.keys.sorted() { lossHandlers[name]?(Self.lostEvents(failure)) }
         for (_, call) in pending.sorted(by: { $0.key < $1.key }) {
             call.watchdog?.cancel()
             var message = failure
@@ -509,6 +512,8 @@ public final class RemoteHub: ConnectedHub {
             }
             return RemoteSubscription(remote: self, name: name)
         case .failure(let error):
+            // A connection lost before the answer (or before the call) loses the events as one lost after it does.
+            if let lost = state.withLock({ $0.failure }) { return LostSubscription(reason: Self.lostEvents(lost)) }
             return FailedSubscription("the hub did not subscribe: \(error.message) [\(error.cause.rawValue)]")
         }
     }
@@ -519,9 +524,29 @@ public final class RemoteHub: ConnectedHub {
         sendUnsubscribe(name)
     }
 
+    /// Calls `handler` when the connection is lost while the subscription `name` is held; at once if it was lost.
+    func whenLost(_ name: String, _ handler: @escaping @Sendable (String) -> Void) {
+        let failure = state.withLock { state -> FlowError? in
+            guard let failure = state.failure else {
+                if state.subscriptions[name] != nil { state.lossHandlers[name] = handler }
+                return nil
+            }
+            return failure
+        }
+        if let failure { handler(Self.lostEvents(failure)) }
+    }
+
+    /// Why a subscription's events stopped: the connection's failure.
+    static func lostEvents(_ failure: FlowError) -> String {
+        "the connection to the hub was lost: \(failure.message)"
+    }
+
     /// Stops delivering a subscription's events and tells the hub, without waiting for its answer.
     func unsubscribe(_ name: String) {
-        guard state.withLock({ $0.subscriptions.removeValue(forKey: name) != nil }) else { return }
+        guard state.withLock({ state in
+            state.lossHandlers[name] = nil
+            return state.subscriptions.removeValue(forKey: name) != nil
+        }) else { return }
         sendUnsubscribe(name)
     }
 
@@ -541,12 +566,25 @@ public final class RemoteHub: ConnectedHub {
     }
 }
 
+/// A subscription whose connection was lost before it was made: it delivers nothing, and says so at once.
+struct LostSubscription: HubEventSubscription {
+    let reason: String
+
+    func cancel() {}
+
+    func whenLost(_ handler: @escaping @Sendable (String) -> Void) { handler(reason) }
+}
+
 /// A subscription on a ``RemoteHub``.
 struct RemoteSubscription: HubEventSubscription {
     let remote: RemoteHub
     let name: String
 
     func cancel() { remote.unsubscribe(name) }
+
+    func whenLost(_ handler: @escaping @Sendable (String) -> Void) {
+        remote.whenLost(name, handler)
+    }
 }
 
 extension HubCallContext {

@@ -1,3 +1,4 @@
+import Foundation
 import MatterFlow
 @testable import MatterFlowHubProtocol
 import MatterFlowJSON
@@ -150,6 +151,65 @@ import Testing
             await Task.yield()
         }
         #expect(!remote.connectionLost, "a late answer to a call given up on is no protocol error")
+        await remote.close()
+    }
+
+    /// The wait of ``workflow`` with a timeout of 660 s, as epskc-share's wait for the key's end has.
+    static let longWait = workflow.replacingOccurrences(of: #""timeoutSeconds": 5"#, with: #""timeoutSeconds": 660"#)
+
+    @Test(.timeLimit(.minutes(1)))
+    func aConnectionLostWhileTheRunWaitsEndsTheWaitByItsTimeoutPathAtOnceWithAWarning() async throws {
+        let (remote, peer) = try await Self.remote { id in ["jsonrpc": "2.0", "id": id, "result": ["subscription": "sub-1"]] }
+        let workflow = try WorkflowEngine().load(text: Self.longWait, baseDirectory: "/")
+        // The clock never moves: only the lost connection can end the wait.
+        let handle = try WorkflowEngine().start(
+            workflow, inputs: [:], on: remote, options: RunOptions(structureID: "s", clock: ManualClock()))
+        var warnings: [String] = []
+        for await event in handle.events {
+            switch event.kind {
+            case .waitStarted: peer.sendRaw("the hub's process died here")
+            case .warning(_, let message): warnings.append(message)
+            default: continue
+            }
+        }
+        let result = await handle.result
+        #expect(result.visitedStates == ["wait", "none"], "\(result.visitedStates)")
+        #expect(result.error?.code == .deadlineExceeded)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(
+            warnings.first?.hasPrefix(
+                "the hub's events stopped reaching this run (the connection to the hub was lost: the hub sent a line that is not JSON") == true,
+            "\(warnings)")
+        #expect(warnings.first?.hasSuffix("): the wait for commissioningSessionExpired ends by its timeout path") == true, "\(warnings)")
+        // A wait that starts after the loss ends at once too.
+        let later = try WorkflowEngine().start(
+            workflow, inputs: [:], on: remote, options: RunOptions(structureID: "s", clock: ManualClock()))
+        #expect(await later.result.visitedStates == ["wait", "none"])
+        await remote.close()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anEventStampedWithUnixTimeIsDeliveredAndOnePastTheYear3000BreaksTheProtocol() async throws {
+        let (remote, peer) = try await Self.remote { id in ["jsonrpc": "2.0", "id": id, "result": ["subscription": "sub-1"]] }
+        let received = Mutex<[HubEvent]>([])
+        let subscription = await remote.subscribe(structure: "s") { event in received.withLock { $0.append(event) } }
+        func event(at time: Double) -> JSONValue {
+            [
+                "jsonrpc": "2.0", "method": "event",
+                "params": [
+                    "subscription": "sub-1", "structure": "s",
+                    "event": ["name": "commissioningSessionExpired", "value": "leaseExpired", "fields": [:], "time": .double(time)],
+                ],
+            ]
+        }
+        peer.send(event(at: 1_796_641_200.25))
+        while received.withLock({ $0.isEmpty }) { await Task.yield() }
+        #expect(received.withLock { $0.first?.time } == .milliseconds(1_796_641_200_250))
+        let lost = Mutex<String?>(nil)
+        subscription.whenLost { reason in lost.withLock { $0 = reason } }
+        peer.send(event(at: 40_000_000_000))
+        while lost.withLock({ $0 == nil }) { await Task.yield() }
+        #expect(lost.withLock { $0 }?.contains(#"member "time" must be a number of seconds in 0"#) == true, "\(String(describing: lost.withLock { $0 }))")
         await remote.close()
     }
 }

@@ -30,11 +30,18 @@ public protocol HubEventSubscription: Sendable {
     /// Why the hub delivers no events for this subscription, when it refused or failed it (nil by default): a run
     /// then warns at its first wait for an event, which can only time out.
     var failure: String? { get }
+    /// Calls `handler` once, with why, if the subscription stops delivering events before it is cancelled (the
+    /// connection to the hub was lost); at once if it already has. A run's waits then end by their timeout paths
+    /// rather than wait for events that can no longer come.
+    func whenLost(_ handler: @escaping @Sendable (String) -> Void)
 }
 
 extension HubEventSubscription {
     /// A subscription delivers its events unless it says otherwise.
     public var failure: String? { nil }
+
+    /// Never calls `handler`: a hub in this process loses no connection.
+    public func whenLost(_ handler: @escaping @Sendable (String) -> Void) {}
 }
 
 /// A subscription the hub refused or failed: it delivers nothing, and says why.

@@ -10,6 +10,8 @@ final class EventInbox: Sendable {
         var matches: @Sendable (HubEvent) -> Bool
         /// Offers the event to the wait; false when the wait had already ended.
         var deliver: @Sendable (HubEvent) -> Bool
+        /// Ends the wait: no events will come, for the reason given.
+        var lose: @Sendable (String) -> Void
     }
 
     private struct State {
@@ -17,6 +19,8 @@ final class EventInbox: Sendable {
         var waiter: Waiter?
         /// Why no events reach the run (its subscription failed), until a wait has warned of it.
         var subscriptionFailure: String?
+        /// Why events stopped reaching the run after its subscription was made (its hub's connection was lost).
+        var lost: String?
     }
 
     private let state = Mutex(State())
@@ -35,6 +39,17 @@ final class EventInbox: Sendable {
     /// The run's subscription failed: no events will come.
     func subscriptionFailed(_ reason: String) {
         state.withLock { $0.subscriptionFailure = reason }
+    }
+
+    /// The run's subscription stopped delivering events: the wait going on ends, and so does every later one once
+    /// the events kept for it are taken.
+    func subscriptionLost(_ reason: String) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard state.lost == nil else { return nil }
+            state.lost = reason
+            return state.waiter.take()
+        }
+        waiter?.lose(reason)
     }
 
     /// Why no events reach the run, the first time it is asked (a run warns once).
@@ -59,20 +74,24 @@ final class EventInbox: Sendable {
         }
     }
 
-    /// Waits for the first matching event (possibly one that already arrived), the timeout, or the run's cancel.
+    /// Waits for the first matching event (possibly one that already arrived), the timeout, or the run's cancel;
+    /// `.failed` (`hubUnreachable`) at once when the run's events stopped coming (``subscriptionLost(_:)``).
     func wait(
         for matches: @escaping @Sendable (HubEvent) -> Bool, timeout: Duration, clock: any WorkflowClock,
         signal: CancellationSignal?
     ) async -> RaceOutcome<HubEvent> {
         await clock.waitOffClock { (waker: ClockWaker<RaceOutcome<HubEvent>>) in
             let race = FirstResult(waker)
-            let early = state.withLock { state -> HubEvent? in
-                if let index = state.events.firstIndex(where: matches) { return state.events.remove(at: index) }
-                state.waiter = Waiter(matches: matches) { race.offer(.finished($0)) }
+            let early = state.withLock { state -> RaceOutcome<HubEvent>? in
+                if let index = state.events.firstIndex(where: matches) { return .finished(state.events.remove(at: index)) }
+                if let lost = state.lost { return .failed(FlowError(.hubUnreachable, lost)) }
+                state.waiter = Waiter(
+                    matches: matches, deliver: { race.offer(.finished($0)) },
+                    lose: { race.offer(.failed(FlowError(.hubUnreachable, $0))) })
                 return nil
             }
             if let early {
-                race.offer(.finished(early))
+                race.offer(early)
             } else {
                 let timer = clock.scheduleTimer(after: timeout) { race.offer(.timedOut) }
                 race.onDecided { timer.cancel() }

@@ -54,6 +54,7 @@ final class RunSubscription: HubEventSubscription {
         }
         if ended { return subscription.cancel() }
         if let failure = subscription.failure { inbox.subscriptionFailed(failure) }
+        subscription.whenLost { [inbox] reason in inbox.subscriptionLost(reason) }
     }
 
     /// Ends the subscription, or the call that would have made it.

@@ -140,7 +140,12 @@ final class RunDriver {
         let end: WaitEnd
         switch outcome {
         case .finished(let event): end = .event(event)
-        case .timedOut, .failed: end = .timedOut
+        case .timedOut: end = .timedOut
+        case .failed(let failure):
+            if let actions = try? machine.warning("the hub's events stopped reaching this run (\(failure.message)): the wait for \(wait.event) ends by its timeout path") {
+                _ = perform(actions)
+            }
+            end = .timedOut
         case .cancelled: end = .cancelled
         }
         return feed { machine throws(RunMachineError) in try machine.waitEnded(end) }
