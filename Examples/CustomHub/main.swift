@@ -53,6 +53,9 @@ actor InMemoryHub: Hub {
     }
 
     func cancelCommissioning(structure: StructureID) async throws -> Bool {
+        // A release made for a session that is no longer the active one (the run's expired, and another client
+        // prepared anew) releases nothing: recovery and late runs never end another client's session.
+        if let expected = HubCallContext.current?.expectedSessionID, expected != sessions[structure]?.sessionID { return false }
         guard let undone = sessions[structure]?.cancel() else { return false }
         for id in undone { devices[structure]?[id] = nil }
         return true

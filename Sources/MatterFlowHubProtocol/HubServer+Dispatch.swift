@@ -56,7 +56,7 @@ extension HubServer {
         case "basicInformation":
             return HubWire.json(try await hub.basicInformation(structure: structure, deviceID: try reader.string("deviceID")))
         case "activeSession":
-            guard let recoverable = hub as? any RecoverableHub else {
+            guard let recoverable = hub.sessionReader else {
                 throw FlowError(.notSupported, "this hub cannot report its active session")
             }
             return ["session": HubWire.json(try await recoverable.activeSession(structure: structure))]

@@ -64,7 +64,7 @@ public final class HubServer: Sendable {
         self.channel = channel
         self.identity = identity
         var operations = identity.operations ?? HubMethod.all
-        if identity.operations == nil, !(hub is any RecoverableHub) { operations.removeAll { $0 == "activeSession" } }
+        if identity.operations == nil, hub.sessionReader == nil { operations.removeAll { $0 == "activeSession" } }
         if !identity.events { operations.removeAll { HubMethod.events.contains($0) } }
         self.operations = operations
         channel.start { [self] event in receive(event) }

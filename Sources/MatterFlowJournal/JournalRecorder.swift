@@ -229,7 +229,7 @@ final class JournalRecorder: RunRecording {
             return
         }
         var devices: [String]?
-        if call.operation.name == "commissionDevice", let recoverable = hub as? any RecoverableHub {
+        if call.operation.name == "commissionDevice", let recoverable = hub.sessionReader {
             devices = (try? await recoverable.activeSession(structure: structureID))??.pendingDeviceIDs
         }
         let key = call.context.idempotencyKey
@@ -253,7 +253,7 @@ final class JournalRecorder: RunRecording {
     /// Why a session call of a continued run must not be made: the hub shows an active session that is not this
     /// run's (neither the session it opened nor one opened under its run ID). Nil when the hub cannot say.
     private func foreignSession(on hub: any Hub, structure: StructureID, expected: String?) async -> FlowError? {
-        guard let recoverable = hub as? any RecoverableHub,
+        guard let recoverable = hub.sessionReader,
             let active = try? await recoverable.activeSession(structure: structure)
         else { return nil }
         if active.belongs(to: runID, openedIDs: expected.map { [$0] } ?? []) { return nil }

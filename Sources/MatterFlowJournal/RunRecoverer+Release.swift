@@ -14,10 +14,24 @@ extension RunRecoverer {
             try await current.release(session)
             run.releasedSession = true
             run.notes.append("the workflow's cancel path left session \(session.sessionID) active; recovery released it")
-        } else if heldBefore {
+        } else if heldBefore || current.releasedSinceRecoveryStarted {
             run.releasedSession = true
         }
         try await current.withdrawEpskcKeys(&run, journaled: current.entries)
+    }
+
+    /// Whether a `cancelCommissioning` made since the last recovery started (the continued run's cancel path) says
+    /// it released a session: what a hub that cannot say whose its session is tells of it.
+    var releasedSinceRecoveryStarted: Bool {
+        for record in entries.records.reversed() {
+            switch record.entry {
+            case .recoveryStarted: return false
+            case .outcome(let outcome) where outcome.operation == "cancelCommissioning":
+                if case .success(let value) = outcome.result, value["released"]?.boolValue == true { return true }
+            default: continue
+            }
+        }
+        return false
     }
 
     /// Releases the run's session with `cancelCommissioning`, journaled with intent and outcome.

@@ -93,9 +93,11 @@ struct RunRecoverer {
         let runSession = reconciler.holdsSession ? reconciler.session?.sessionID : journaledSession
         var lostSession: String?
         if heldSessionWhenStopped(resolutions), !reconciler.holdsSession {
-            let reason = "the run's commissioning session\(journaledSession.map { " \"\($0)\"" } ?? "") is no longer active "
-                + "(the hub reports that \(reconciler.sessionText)): it expired or was released, and recovery does not act in "
-                + "another client's session"
+            let session = "the run's commissioning session\(journaledSession.map { " \"\($0)\"" } ?? "")"
+            let reason = !reconciler.knowsOwners && reconciler.sessionActive
+                ? "the hub reports that a session is active but cannot say whose, so recovery cannot tell whether it is still \(session)"
+                : "\(session) is no longer active (the hub reports that \(reconciler.sessionText)): it expired or was released, and "
+                    + "recovery does not act in another client's session"
             run.notes.append(reason)
             lostSession = reason
         }
@@ -370,14 +372,14 @@ struct RunRecoverer {
         var session: HubSessionInfo?
         do {
             status = try await hub.status(structure: structure)
-            if let recoverable = hub as? any RecoverableHub {
+            if let recoverable = hub.sessionReader {
                 session = try await recoverable.activeSession(structure: structure)
             }
         } catch {
             throw RecoveryDeferral(message: "the hub could not be read for structure \"\(structure)\": \(FlowError.from(error)); recover again once it answers")
         }
         return Reconciler(
-            hub: hub, structure: structure, runID: runID, session: session, knowsOwners: hub is any RecoverableHub,
+            hub: hub, structure: structure, runID: runID, session: session, knowsOwners: hub.sessionReader != nil,
             sessionActive: status.activeSession, journaledSessions: journaledSessions, journaledDevices: journaledDevices,
             unavailable: !status.online ? "the hub is offline" : !status.reachable ? "the hub cannot be reached" : nil)
     }

@@ -106,7 +106,7 @@ extension StoreWorker {
     /// the row's release never written) gives the row up; kept, it would refuse every later prepare of the structure
     /// across the fleet for good. A hub that cannot say whose session is active is taken to hold the run's.
     static func keepsSession(of runID: String, on hub: any Hub, structure: StructureID) async -> Bool {
-        guard let recoverable = hub as? any RecoverableHub else { return true }
+        guard let recoverable = hub.sessionReader else { return true }
         do {
             guard let session = try await recoverable.activeSession(structure: structure) else { return false }
             return session.owner == nil || session.belongs(to: runID)

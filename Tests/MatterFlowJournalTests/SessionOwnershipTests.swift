@@ -48,6 +48,38 @@ struct SessionOwnershipTests {
         for cancel in cancels { #expect(cancel.payload["result"]?["released"] == false, "\(cancel.payload)") }
     }
 
+    /// A wrapper around a hub, as an embedder writes one to count calls or inject faults.
+    struct Wrapped: ForwardingHub {
+        let base: any Hub
+    }
+
+    /// A wrapper that hides its base's sessions: a hub that cannot say whose its session is.
+    struct Plain: ForwardingHub {
+        let base: any Hub
+        var sessionReader: (any RecoverableHub)? { nil }
+    }
+
+    @Test("recovery through a ForwardingHub reads its base's sessions: the run's session is released and reported so")
+    func recoveryThroughAForwardingHub() async throws {
+        let outcome = try await RecoveryTests.sequence(of: JournalEntry.Kind.outcome.rawValue, "commissionDevice")
+        for plain in [false, true] {
+            let scenario = try await CrashScenario(position: .after, sequence: outcome)
+            defer { scenario.scratch.remove() }
+            let clock = VirtualClock()
+            let base = try scenario.hub(clock: clock)
+            let hub: any Hub = plain ? Plain(base: base) : Wrapped(base: base)
+            #expect((hub.sessionReader != nil) == !plain)
+            let run = try #require(try await scenario.journal().recover(on: hub, options: RecoveryOptions(clock: clock)).runs.first)
+            #expect(run.status == .cancelled, "plain \(plain)")
+            #expect(run.releasedSession, "plain \(plain): \(run.notes)")
+            #expect(try scenario.savedHome()?.activeSession == nil, "plain \(plain)")
+            #expect(!run.notes.contains { $0.contains("is no longer active") }, "plain \(plain): \(run.notes)")
+            #expect(
+                run.notes.contains { $0.contains("cannot say whose, so recovery cannot tell whether it is still the run's commissioning session") } == plain,
+                "plain \(plain): \(run.notes)")
+        }
+    }
+
     @Test("resume does not continue a run whose session is now another client's")
     func resumeRefusesForeignSession() async throws {
         let (scenario, foreign) = try await Self.handedOver()

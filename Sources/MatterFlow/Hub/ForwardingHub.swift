@@ -23,6 +23,10 @@ public protocol ForwardingHub: Hub {
 }
 
 extension ForwardingHub {
+    /// The hub itself when it is a ``RecoverableHub``; otherwise ``base``'s reader: a wrapper that counts calls or
+    /// injects a fault keeps what recovery reads of its base's sessions. Return nil to hide them.
+    public var sessionReader: (any RecoverableHub)? { (self as? any RecoverableHub) ?? base.sessionReader }
+
     /// Forwards to ``base``.
     public func status(structure: StructureID) async throws -> HubStatus {
         try await base.status(structure: structure)

@@ -90,4 +90,9 @@ public protocol Hub: Sendable {
     /// arguments as the catalog declares them (already checked), the result as a JSON object of the declared shape.
     /// The default reports it unsupported (`unimplemented` / `notSupported`); see `Hub+CustomOperations.swift`.
     func perform(operation: String, structure: StructureID, arguments: JSONObject) async throws -> JSONValue
+
+    /// What reads the structure's active session for recovery and the late-session checks: the hub itself when it
+    /// is a ``RecoverableHub`` (the default), a ``ForwardingHub``'s base's when the wrapper is not one itself; nil
+    /// when the hub cannot say whose a session is.
+    var sessionReader: (any RecoverableHub)? { get }
 }

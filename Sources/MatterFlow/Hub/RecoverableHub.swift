@@ -9,6 +9,11 @@ public protocol RecoverableHub: Hub {
     func activeSession(structure: StructureID) async throws -> HubSessionInfo?
 }
 
+extension Hub {
+    /// The hub itself when it is a ``RecoverableHub``; nil otherwise.
+    public var sessionReader: (any RecoverableHub)? { self as? any RecoverableHub }
+}
+
 /// An active commissioning session as its hub reports it to recovery.
 public struct HubSessionInfo: Sendable, Hashable {
     /// The session's identifier, as `prepareCommissioning` returned it.

@@ -137,7 +137,7 @@ extension AbandonedCalls {
     private static func sessionOwned(
         byRun runID: String, hub: any Hub, structure: StructureID, clock: any WorkflowClock, timeout: Duration
     ) async -> Owned {
-        guard let recoverable = hub as? any RecoverableHub else {
+        guard let recoverable = hub.sessionReader else {
             return .unknown("the hub cannot tell its active session (it offers no activeSession)")
         }
         let answer = await StepRace(clock: clock, signal: nil).work(timeout: timeout) {
@@ -168,7 +168,7 @@ extension AbandonedCalls {
     private static func holding(
         _ sessionID: String, hub: any Hub, structure: StructureID, clock: any WorkflowClock, timeout: Duration
     ) async -> Holding {
-        guard let recoverable = hub as? any RecoverableHub else { return .yes }
+        guard let recoverable = hub.sessionReader else { return .yes }
         let answer = await StepRace(clock: clock, signal: nil).work(timeout: timeout) {
             try await recoverable.activeSession(structure: structure)?.sessionID
         }
