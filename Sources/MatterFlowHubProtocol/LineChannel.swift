@@ -71,7 +71,7 @@ enum LineQuote {
     static let readLimit = 4096
 
     /// At most `limit` characters of `line`, with every run of 8 or more hex digits (decimal ones counted across single
-    /// dashes or spaces between groups, as a manual code is printed) and every `MT:` payload replaced by `<redacted>`
+    /// dashes or spaces between groups, as a manual code is printed) and every `MT:` payload (`mt:` too) replaced by `<redacted>`
     /// (onboarding payloads, manual codes, ePSKc keys, datasets and keys all match).
     ///
     /// A quote cut short ends between words and never inside a `"..."` string: a secret (a passphrase with spaces,
@@ -100,7 +100,9 @@ enum LineQuote {
                     continue
                 }
             }
-            if character == "M", index + 2 < read.count, read[index + 1] == "T", read[index + 2] == ":" {
+            if character == "M" || character == "m", index + 2 < read.count, read[index + 1] == "T" || read[index + 1] == "t",
+                read[index + 2] == ":"
+            {
                 flush()
                 payload = true
                 index += 3

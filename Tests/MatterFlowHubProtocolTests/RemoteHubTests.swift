@@ -251,6 +251,7 @@ import Testing
             #expect(quoted == "garbage: manual code <redacted> rejected", "\(quoted)")
         }
         #expect(LineQuote.masked("port 12 - 34 ok", limit: 500) == "port 12 - 34 ok", "short numbers stay")
+        #expect(LineQuote.masked("payload mt:y.k9042c00ka0648g00 rejected", limit: 500) == "payload <redacted> rejected", "a payload typed in lower case")
     }
 
     @Test("a quote cut short never ends inside a word or a string, either of which could be the start of a secret")

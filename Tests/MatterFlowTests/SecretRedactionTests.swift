@@ -50,6 +50,16 @@ struct SecretRedactionTests {
                 == "sent \(RunOptions.redacted) = \(RunOptions.redacted) (passcode \(RunOptions.redacted))")
     }
 
+    @Test("an ePSKc is secret in its printed groups of three too: with dashes, spaces or dots")
+    func epskcForms() {
+        let key = secrets(.string("528240781"))
+        #expect(
+            key.redacting("could not withdraw a[528-240-781] b[528 240 781] c[528240781] d[528.240.781]")
+                == "could not withdraw a[\(RunOptions.redacted)] b[\(RunOptions.redacted)] c[\(RunOptions.redacted)] d[\(RunOptions.redacted)]")
+        #expect(key.redacting("other 528-240-780") == "other 528-240-780")
+        #expect(SecretValues.epskcForms(of: "52824078").isEmpty && SecretValues.epskcForms(of: "52824078x").isEmpty)
+    }
+
     @Test("a dataset's Network Key and PSKc are secret on their own too, in either case, as a hub may quote one")
     func datasetForms() {
         let dataset = "0e080000000000010000000300001635060004001fffe00208d196fa2040e973b60708fdbbc310c48f3a3905109929154dbc363218bcd22f907caf5c15030f4f70656e5468726561642d646532620102de2b041015b2c16f7ba92ed4bc7b1ee054f1553f0c0402a0f7f8"

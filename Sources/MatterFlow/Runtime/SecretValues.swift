@@ -173,7 +173,7 @@ final class SecretValues: Sendable {
                     integers.insert(number)
                     floats.insert(Double(number))
                 }
-                for text in SecretValues.datasetForms(of: secret) where whole.insert(text).inserted {
+                for text in SecretValues.datasetForms(of: secret) + SecretValues.epskcForms(of: secret) where whole.insert(text).inserted {
                     all.formUnion(SecretValues.encodedForms(of: text))
                 }
             }
@@ -251,6 +251,16 @@ final class SecretValues: Sendable {
             texts += [passcode, String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode]
         }
         return (texts.filter { $0 != given }, payloads.map { Int($0.passcode) })
+    }
+
+    /// The printed spellings of a nine-digit secret (an ePSKc, `528240781`), as a person reads it out or a hub shows
+    /// it: in groups of three with dashes, spaces or dots (`528-240-781`, `528 240 781`, `528.240.781`). None for
+    /// other text.
+    static func epskcForms(of text: String) -> [String] {
+        let digits = Array(text.utf8)
+        guard digits.count == 9, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return [] }
+        let groups = [text.prefix(3), text.dropFirst(3).prefix(3), text.suffix(3)]
+        return ["-", " ", "."].map { groups.joined(separator: $0) }
     }
 
     /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc, each as hex in lower
