@@ -44,6 +44,13 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         return FlowError(.hubFailure, "the hub failed: \(error)")
     }
+
+    /// Converts an error a hub threw from a call made on the current task: a `CancellationError` while the task was
+    /// not cancelled (the hub's own work was cancelled, not the run's call) is a `hubFailure`, not the run's cancel.
+    static func fromHubCall(_ error: any Error) -> FlowError {
+        guard error is CancellationError, !Task.isCancelled else { return from(error) }
+        return FlowError(.hubFailure, "the hub failed: it threw CancellationError though its call was not cancelled")
+    }
 }
 
 extension FlowError {

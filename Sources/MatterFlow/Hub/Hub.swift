@@ -3,8 +3,10 @@ import MatterFlowJSON
 /// A hub that commissions Matter devices into a structure: what MatterFlow's workflows drive.
 ///
 /// Implement this to run MatterFlow against your own hub. Methods may throw ``FlowError`` to choose the code
-/// and cause a workflow sees; any other error is reported as `internal` / `hubFailure`. Implementations should
-/// honour task cancellation: the engine cancels a call that exceeds its timeout or belongs to a cancelled run.
+/// and cause a workflow sees; any other error is reported as `internal` / `hubFailure` (a `CancellationError` too,
+/// when the call was not cancelled). Implementations should honour task cancellation: the engine cancels a call
+/// that exceeds its timeout or belongs to a cancelled run. On a ``VirtualClock`` time stands still while a call
+/// runs, so a call that never returns holds its run: a hub whose calls may hang runs on a real clock.
 /// The engine never calls two methods for the same run and call context at once: calls for different structures
 /// (different runs) may overlap, and so may the calls of one run's elements of a `map` state that declares
 /// `concurrency` K above 1. Then at most K calls of the run are in flight at once, each from a different element,

@@ -165,7 +165,7 @@ extension RunDriver {
                 call.operation, hub: hub, structure: options.structureID, arguments: call.arguments, context: Self.context(of: call))
             return inlineEnded(.success(.json(value)), segment) { if case .json(let value) = $0 { value } else { nil } }
         } catch {
-            return inlineEnded(.failure(FlowError.from(error)), segment) { if case .json(let value) = $0 { value } else { nil } }
+            return inlineEnded(.failure(FlowError.fromHubCall(error)), segment) { if case .json(let value) = $0 { value } else { nil } }
         }
     }
 
@@ -176,7 +176,7 @@ extension RunDriver {
             let status = try await hub.status(structure: options.structureID)
             return inlineEnded(.success(.status(status)), segment) { if case .status(let status) = $0 { status } else { nil } }
         } catch {
-            return inlineEnded(.failure(FlowError.from(error)), segment) { if case .status(let status) = $0 { status } else { nil } }
+            return inlineEnded(.failure(FlowError.fromHubCall(error)), segment) { if case .status(let status) = $0 { status } else { nil } }
         }
     }
 
