@@ -611,9 +611,17 @@ extension RemoteHub.Handshake {
         }
         let hub = try reader.object("hub")
         let operations = try reader.strings("operations")
+        let events = try reader.bool("events")
+        let unlisted = HubMethod.events.filter { !operations.contains($0) }
+        if events, !unlisted.isEmpty {
+            throw FlowError(
+                .hubFailure,
+                "the hub's answer to initialize: \"events\" is true but \"operations\" does not list \(unlisted.joined(separator: " and ")); "
+                    + "list \(HubMethod.events.joined(separator: " and ")) with the events, or answer \"events\": false")
+        }
         self.init(
             protocolVersion: version, hubName: try hub.string("name"), hubVersion: try hub.string("version"),
-            operations: Set(operations), events: try reader.bool("events"),
+            operations: Set(operations), events: events,
             structures: reader.object["structures"] == nil ? [] : try reader.strings("structures"))
         if let instance = try hub.optionalString("instance") {
             guard Self.isInstanceID(instance) else {

@@ -157,6 +157,28 @@ import Testing
         }
     }
 
+    @Test("a handshake with events true that does not list subscribe and unsubscribe fails, naming what to list")
+    func eventsWithoutTheirMethods() async throws {
+        func handshake(operations: [String], events: Bool) async -> FlowError? {
+            let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+            _ = ScriptedPeer(channel: hubEnd) { message, peer in
+                _ = peer.answerInitialize(message, operations: operations, events: events)
+            }
+            let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+            do { _ = try await remote.initialize() } catch { return error }
+            return nil
+        }
+        let commissioning = HubMethod.commissioning
+        let refused = await handshake(operations: commissioning + ["subscribe"], events: true)
+        #expect(refused?.cause == .hubFailure, "\(String(describing: refused))")
+        #expect(
+            refused?.message == #"the hub's answer to initialize: "events" is true but "operations" does not list unsubscribe; list subscribe and unsubscribe with the events, or answer "events": false"#,
+            "\(String(describing: refused))")
+        #expect(await handshake(operations: commissioning, events: true)?.message.contains("does not list subscribe and unsubscribe") == true)
+        #expect(await handshake(operations: commissioning, events: false) == nil)
+        #expect(await handshake(operations: commissioning + HubMethod.events, events: true) == nil)
+    }
+
     @Test func aResultOfTheWrongShapeFailsOnlyThatCall() async throws {
         let (clientEnd, hubEnd) = MemoryLineChannel.pair()
         _ = ScriptedPeer(channel: hubEnd) { message, peer in
