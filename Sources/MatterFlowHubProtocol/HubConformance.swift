@@ -230,16 +230,19 @@ final class ConformanceRun {
 
     func checkAll(structure: StructureID?) async {
         // 0. Requests before the handshake are refused.
-        let early = await client.call("status", ["structure": "any"], within: limit)
+        // A line that is not JSON ends this wait and the handshake's, as it ends a client's connection.
+        let early = await client.call("status", ["structure": "any"], within: limit, endingAtStrayLine: true)
+        let earlyStray = early.reply == nil ? client.firstStrayLine.map { RawHubClient.Received(line: $0.line) } : nil
         check(
             "a request before initialize is refused with -32002",
-            errorData(early.reply).rpc == WireError.notInitialized, early,
+            errorData(early.reply).rpc == WireError.notInitialized, (early.sent, early.reply ?? earlyStray),
             wanted: "an error with code -32002 (not initialized)")
         if stoppedBecauseClosed() { return }
 
         // 1. Handshake.
         let hello = await client.call(
-            "initialize", ["protocolVersion": 1, "client": ["name": "matterflow hub check", "version": "1"]], within: limit)
+            "initialize", ["protocolVersion": 1, "client": ["name": "matterflow hub check", "version": "1"]], within: limit,
+            endingAtStrayLine: true)
         let handshake = result(hello.reply)
         let operations = handshake?["operations"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let unknown = operations.filter { !HubMethod.all.contains($0) && !customOperations.contains($0) }
@@ -255,8 +258,10 @@ final class ConformanceRun {
             }
         }
         guard let read, unknown.isEmpty else {
+            let stray = hello.reply == nil ? client.firstStrayLine : nil
+            if let stray { problem = "the hub sent a line that is not JSON (\(LineQuote.numbered(stray.line, number: stray.number)))" }
             fail(
-                HubConformance.handshakeCheck, sent: hello.sent, got: hello.reply,
+                HubConformance.handshakeCheck, sent: hello.sent, got: hello.reply ?? stray.map { RawHubClient.Received(line: $0.line) },
                 wanted: "result {\"protocolVersion\": 1, \"hub\": {\"name\", \"version\"}, \"operations\": [known methods], \"events\": bool}"
                     + (problem.map { " (\($0))" } ?? "")
                     + (unknown.isEmpty

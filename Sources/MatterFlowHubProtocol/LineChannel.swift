@@ -67,6 +67,11 @@ extension LineChannel {
 
 /// Quoting a peer's line in an error message without leaking a secret.
 enum LineQuote {
+    /// `line N from the hub, B bytes: QUOTE`, as errors about a line name it.
+    static func numbered(_ line: String, number: Int) -> String {
+        "line \(number) from the hub, \(line.utf8.count) bytes: \(masked(line))"
+    }
+
     /// The most of a line the quote reads.
     static let readLimit = 4096
 

@@ -8,13 +8,15 @@ final class RawHubClient: Sendable {
     /// A line the hub sent, parsed when it is JSON.
     struct Received: Sendable {
         var line: String
-        var message: JSONObject?
+        var message: JSONObject? = nil
     }
 
     private struct State {
         var received: [Received] = []
         var closed: String?
         var waiters: [(id: Int, continuation: CheckedContinuation<Received?, Never>)] = []
+        /// Ids whose wait ends at a line that is not a JSON object, as a client's ends the connection there.
+        var endingAtStrayLines: Set<Int> = []
         var nextID = 1
     }
 
@@ -33,12 +35,19 @@ final class RawHubClient: Sendable {
             let item = Received(line: line, message: message)
             let ready = state.withLock { state -> [CheckedContinuation<Received?, Never>] in
                 state.received.append(item)
-                guard let id = message?["id"]?.intValue else { return [] }
-                let matching = state.waiters.filter { $0.id == id }.map(\.continuation)
-                state.waiters.removeAll { $0.id == id }
+                let ending: (Int) -> Bool
+                if let id = message?["id"]?.intValue {
+                    ending = { $0 == id }
+                } else if message == nil {
+                    ending = { [stray = state.endingAtStrayLines] in stray.contains($0) }
+                } else {
+                    return []
+                }
+                let matching = state.waiters.filter { ending($0.id) }.map(\.continuation)
+                state.waiters.removeAll { ending($0.id) }
                 return matching
             }
-            ready.forEach { $0.resume(returning: item) }
+            ready.forEach { $0.resume(returning: message == nil ? nil : item) }
         case .malformed(let reason), .closed(let reason):
             let waiters = state.withLock { state -> [CheckedContinuation<Received?, Never>] in
                 if state.closed == nil { state.closed = reason }
@@ -77,8 +86,10 @@ final class RawHubClient: Sendable {
         (try? channel.send(line)) != nil
     }
 
-    /// Waits for the response with `id`, at most `limit` of real time; nil when none came.
-    func response(to id: Int, within limit: Duration) async -> Received? {
+    /// Waits for the response with `id`, at most `limit` of real time; nil when none came, or, with
+    /// `endingAtStrayLine`, once a line that is not a JSON object came first.
+    func response(to id: Int, within limit: Duration, endingAtStrayLine: Bool = false) async -> Received? {
+        if endingAtStrayLine { state.withLock { _ = $0.endingAtStrayLines.insert(id) } }
         if let existing = state.withLock({ state in state.received.first { $0.message?["id"]?.intValue == id } }) {
             return existing
         }
@@ -96,6 +107,7 @@ final class RawHubClient: Sendable {
             let ready = state.withLock { state -> (Bool, Received?) in
                 if let existing = state.received.first(where: { $0.message?["id"]?.intValue == id }) { return (true, existing) }
                 if state.closed != nil { return (true, nil) }
+                if state.endingAtStrayLines.contains(id), state.received.contains(where: { $0.message == nil }) { return (true, nil) }
                 state.waiters.append((id, continuation))
                 return (false, nil)
             }
@@ -105,10 +117,19 @@ final class RawHubClient: Sendable {
 
     /// Sends a request and waits for its response. A request that cannot be sent (the hub's end is gone) waits,
     /// within the same limit, for the connection's end to be told, so that ``closedReason`` says how the hub ended.
-    func call(_ method: String, _ params: JSONValue, within limit: Duration) async -> (sent: String, reply: Received?) {
+    func call(
+        _ method: String, _ params: JSONValue, within limit: Duration, endingAtStrayLine: Bool = false
+    ) async -> (sent: String, reply: Received?) {
         let (id, line) = requestLine(method, params)
         send(line)
-        return (line, await response(to: id, within: limit))
+        return (line, await response(to: id, within: limit, endingAtStrayLine: endingAtStrayLine))
+    }
+
+    /// The first line received that is not a JSON object, and its number among the lines received.
+    var firstStrayLine: (line: String, number: Int)? {
+        state.withLock { state in
+            state.received.firstIndex { $0.message == nil }.map { (state.received[$0].line, $0 + 1) }
+        }
     }
 
     /// Waits until a notification matching `matches` has arrived, at most `limit` of real time.

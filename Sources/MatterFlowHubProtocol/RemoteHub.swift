@@ -401,7 +401,7 @@ public final class RemoteHub: ConnectedHub {
     }
 
     private func receive(_ line: String, number: Int) {
-        let quoted = { "line \(number) from the hub, \(line.utf8.count) bytes: \(LineQuote.masked(line))" }
+        let quoted = { LineQuote.numbered(line, number: number) }
         let message: JSONObject
         do {
             // A lone surrogate in a hub's text reads as U+FFFD, as JSON's grammar allows it.

@@ -206,6 +206,21 @@ struct HubCommandTests {
         #expect(!run.stdout.contains("FAIL initialize"), "no check runs after the close: \(run.stdout)")
     }
 
+    @Test("a hub that writes a banner line first is refused at once, as run refuses it, not after waiting out the answer limit")
+    func hubCheckOfAHubWithABanner() async throws {
+        let banner = #"/bin/sh -c 'echo "Welcome to my hub 0.1!"; cat >/dev/null'"#
+        let started = ContinuousClock.now
+        let check = await matterflow(["hub", "check", banner])
+        #expect(ContinuousClock.now - started < .seconds(8), "it waited: \(check.stdout)")
+        #expect(check.code == 2, "\(check.stdout)\n\(check.stderr)")
+        #expect(
+            check.stderr.contains(
+                "did not complete the handshake (the hub sent a line that is not JSON (line 1 from the hub, 22 bytes: Welcome to my hub 0.1!))"),
+            "\(check.stderr)")
+        #expect(check.stdout.contains("got: Welcome to my hub 0.1!"), "\(check.stdout)")
+        #expect(!check.stdout.contains("nothing within"), "\(check.stdout)")
+    }
+
     @Test("a hub that answers the handshake wrongly, or names no structure when none is given, cannot be checked: exit 2 saying why, the checks not run listed as skipped")
     func hubCheckOfAHubItCannotUse() async throws {
         // Answers the early request (id 1) and then initialize (id 2), as a hub of another protocol version would,
