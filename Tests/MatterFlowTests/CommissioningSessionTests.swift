@@ -50,7 +50,8 @@ import Testing
     static let allowed: [Phase: [Event: Phase]] = [
         .idle: [.prepare: .prepared, .cancel: .idle, .expire: .idle],
         .prepared: [.request: .requested, .cancel: .cancelled, .expire: .expired],
-        .requested: [.beginCommissioning: .commissioning, .cancel: .cancelled, .expire: .expired],
+        // The same request again (an idempotent write retried) finds it made; another one is refused (below).
+        .requested: [.request: .requested, .beginCommissioning: .commissioning, .cancel: .cancelled, .expire: .expired],
         .commissioning: [
             .finishCommissioning: .commissioned, .failCommissioning: .requested, .cancel: .cancelled, .expire: .expired,
         ],
@@ -62,6 +63,15 @@ import Testing
     ]
 
     static let pairs: [(Phase, Event)] = Phase.allCases.flatMap { phase in Event.allCases.map { (phase, $0) } }
+
+    @Test("a request repeated in phase requested is the same request when its topology is; another topology is refused")
+    func repeatedRequest() throws {
+        var session = try Self.session(in: .requested)
+        try session.request(topology: Topology(ecosystemName: "Google Home", homes: ["Home"]))
+        #expect(session.phase == .requested)
+        #expect(throws: FlowError.self) { try session.request(topology: Topology(ecosystemName: "Other", homes: ["Home"])) }
+        #expect(session.phase == .requested)
+    }
 
     @Test("every event in every state", arguments: pairs)
     func transition(phase: Phase, event: Event) throws {

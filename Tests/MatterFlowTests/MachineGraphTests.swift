@@ -14,7 +14,7 @@ import Testing
             var note: String?
             switch event {
             case .prepare: try session.prepare(sessionID: "t")
-            case .request: try session.request(topology: Topology(ecosystemName: "E", homes: []))
+            case .request: try session.request(topology: Topology(ecosystemName: "E", homes: ["H"]))
             case .beginCommissioning: try session.beginCommissioning(commissioningID: "c")
             case .finishCommissioning: try session.finishCommissioning(deviceIDs: ["e"])
             case .failCommissioning: try session.failCommissioning()

@@ -132,6 +132,9 @@ public struct CommissioningSession: Sendable, Hashable {
         switch state {
         case .prepared(let id):
             state = .requested(sessionID: id, topology: topology)
+        case .requested(_, let recorded) where recorded == topology:
+            // The same request again (a retry after a timeout): the idempotent write finds it made.
+            return
         case .idle, .requested, .commissioning, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("request")
         }
