@@ -11,6 +11,21 @@ import Testing
         try WorkflowEngine().load(path: Repository.workflow("commission-device.json"))
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aWaitForSleepersEndsWhenItsTaskIsCancelled() async throws {
+        let clock = ManualClock()
+        let waiting = Task { await clock.waitForSleepers(5) }
+        // Cancelled before or after it has begun to wait: either way it returns, though no task ever sleeps.
+        await Task.yield()
+        waiting.cancel()
+        await waiting.value
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await clock.waitForSleepers(5)
+        }
+        await cancelledFirst.value
+    }
+
     @Test func sleepersWakeInDeadlineOrderWhenNothingElseRuns() async throws {
         let clock = VirtualClock()
         let order = MutexBox<[Int]>([])

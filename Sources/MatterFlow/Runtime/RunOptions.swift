@@ -7,7 +7,8 @@ public struct RunOptions: Sendable {
 
     /// The structure the run commissions into.
     public var structureID: StructureID
-    /// Real time by default; a ``ManualClock`` for tests and fixtures.
+    /// Real time by default; a ``VirtualClock`` for repeatable runs (fixtures use one), a ``ManualClock`` for tests
+    /// that move time by hand.
     public var clock: any WorkflowClock
     /// Used for run IDs and retry jitter.
     public var random: any RandomSource

@@ -3,6 +3,11 @@ import Synchronization
 /// Virtual time: the clock jumps to the next sleeper's deadline as soon as every tracked task is waiting, so
 /// simulated minutes pass in microseconds and runs are repeatable.
 ///
+/// The clock moves whenever every task it knows of waits, so code of yours between two calls that start runs on it
+/// (`start`, `submit`) is not something it waits for: the first run may reach its next timer, and time jump, before
+/// the second starts. To start several runs at one instant, hold the clock (``ClockHold``) around the starts and
+/// release it after.
+///
 /// The engine and the simulated hub account for their tasks (see ``WorkflowClock``). A run driven on this clock
 /// by ``WorkflowEngine`` with a ``Hub`` that only waits on the clock needs nothing more. Sleepers are kept in a
 /// heap by deadline, so tens of thousands of concurrent runs (each with a timeout timer per hub call) cost

@@ -96,7 +96,8 @@ public final class ManualClock: WorkflowClock {
         var now: Duration = .zero
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [(count: Int, id: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWatcher: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -184,15 +185,29 @@ public final class ManualClock: WorkflowClock {
         return true
     }
 
-    /// Returns once at least `count` tasks (or timers) are sleeping on this clock.
+    /// Returns once at least `count` tasks (or timers) are sleeping on this clock, or once the waiting task is
+    /// cancelled (a test's time limit, say), whichever comes first.
     public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append((count, continuation))
-                return false
+        let id = state.withLock { state -> UInt64 in
+            state.nextWatcher += 1
+            return state.nextWatcher
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Checked under the lock the cancel handler takes: a cancel before this finds no watcher, and is seen here.
+                let ready = state.withLock { state -> Bool in
+                    if state.sleepers.count >= count || Task.isCancelled { return true }
+                    state.watchers.append((count, id, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let cancelled = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.watchers.remove(at: index).continuation
+            }
+            cancelled?.resume()
         }
     }
 

@@ -219,7 +219,8 @@ public struct WorkflowEngine: Sendable {
 /// A run in progress: its events, a way to cancel it, and its result.
 public struct RunHandle: Sendable {
     /// The run's events, in order, as many as ``RunOptions/eventBufferLimit`` keeps for a reader (every one by
-    /// default); the sequence ends when the run does. One reader takes them.
+    /// default); the sequence ends when the run does. One reader takes them: two `for await` loops over it share the
+    /// events between them, each seeing some, so a second observer uses ``RunOptions/observer`` instead.
     public let events: AsyncStream<RunEvent>
     private let task: Task<RunResult, Never>
     private let signal: CancellationSignal
@@ -275,7 +276,9 @@ public struct RunHandle: Sendable {
         signal.cancel(reason: reason)
     }
 
-    /// The run's result, once it has ended.
+    /// The run's result, once it has ended. Cancelling the task that awaits it does not cancel the run (a handle is
+    /// not tied to a task): call ``cancel(reason:)`` for that; ``WorkflowEngine/run(_:inputs:on:options:)`` does
+    /// cancel its run with its task.
     public var result: RunResult {
         get async { await task.value }
     }
