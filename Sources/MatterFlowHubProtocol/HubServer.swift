@@ -206,7 +206,9 @@ public final class HubServer: Sendable {
                 "protocolVersion": .int(HubMethod.protocolVersion),
                 "hub": identity.instance.map { ["name": .string(identity.name), "version": .string(identity.version), "instance": .string($0)] }
                     ?? ["name": .string(identity.name), "version": .string(identity.version)],
-                "operations": .array(operations.map(JSONValue.string)), "events": .bool(identity.events),
+                // Events are offered only with the methods that subscribe to them, as clients require.
+                "operations": .array(operations.map(JSONValue.string)),
+                "events": .bool(identity.events && HubMethod.events.allSatisfy(operations.contains)),
                 "structures": .array(identity.structures.map(JSONValue.string)),
             ])
     }

@@ -105,8 +105,10 @@ enum LineQuote {
                     continue
                 }
             }
-            if character == "M" || character == "m", index + 2 < read.count, read[index + 1] == "T" || read[index + 1] == "t",
-                read[index + 2] == ":"
+            // `MT:` as QR codes print it, or `mt:` typed in lower case; never the end of a word (`fmt:`, `stmt:`).
+            if character == "M" && read.indices.contains(index + 1) && read[index + 1] == "T"
+                || character == "m" && read.indices.contains(index + 1) && read[index + 1] == "t",
+                index + 2 < read.count, read[index + 2] == ":", index == 0 || !(read[index - 1].isLetter || read[index - 1].isNumber)
             {
                 flush()
                 payload = true

@@ -50,7 +50,7 @@ import Testing
         #expect(SimulatedHomes.directoryName(for: "maple-street") == "maple-street")
         #expect(SimulatedHomes.directoryName(for: "café 2") == "café 2")
         #expect(SimulatedHomes.directoryName(for: "../../etc") == "%2E.%2F..%2Fetc")
-        #expect(SimulatedHomes.directoryName(for: "a%2Fb") == "a%252Fb", "a % is written too, so no two IDs share a directory")
+        #expect(SimulatedHomes.directoryName(for: "a%2Fb") == "a%252Fb", "a % is written too, so no two IDs share a name")
         #expect(SimulatedHomes.directoryName(for: "a/b") != SimulatedHomes.directoryName(for: "a%2Fb"))
         #expect(SimulatedHomes.directoryName(for: "tab\there") == "tab%09here")
         let long = String(repeating: "x", count: 300)

@@ -177,6 +177,10 @@ import Testing
         #expect(await handshake(operations: commissioning, events: true)?.message.contains("does not list subscribe and unsubscribe") == true)
         #expect(await handshake(operations: commissioning, events: false) == nil)
         #expect(await handshake(operations: commissioning + HubMethod.events, events: true) == nil)
+        // A server given operations without the events' methods offers no events, so its own client can connect.
+        let wired = try await WiredHub.connect(try SimulatedHub(home: HomeDescription.defaultHome, clock: VirtualClock()), operations: commissioning)
+        #expect(wired.remote.handshake?.events == false)
+        await wired.remote.close()
     }
 
     @Test func aResultOfTheWrongShapeFailsOnlyThatCall() async throws {
@@ -274,6 +278,7 @@ import Testing
         }
         #expect(LineQuote.masked("port 12 - 34 ok", limit: 500) == "port 12 - 34 ok", "short numbers stay")
         #expect(LineQuote.masked("payload mt:y.k9042c00ka0648g00 rejected", limit: 500) == "payload <redacted> rejected", "a payload typed in lower case")
+        #expect(LineQuote.masked("fmt: stmt: Amt: mT: x", limit: 500) == "fmt: stmt: Amt: mT: x", "no word ending in mt:")
     }
 
     @Test("a quote cut short never ends inside a word or a string, either of which could be the start of a secret")

@@ -204,7 +204,9 @@ import Testing
         }
         peer.send(event(at: 1_796_641_200.25))
         while received.withLock({ $0.isEmpty }) { await Task.yield() }
-        #expect(received.withLock { $0.first?.time } == .milliseconds(1_796_641_200_250))
+        let time = try #require(received.withLock { $0.first?.time })
+        let expected = Duration.milliseconds(1_796_641_200_250)
+        #expect(time - expected < .microseconds(1) && expected - time < .microseconds(1), "\(time)")
         let lost = Mutex<String?>(nil)
         subscription.whenLost { reason in lost.withLock { $0 = reason } }
         peer.send(event(at: 40_000_000_000))

@@ -158,7 +158,8 @@ final class Race: Sendable {
     /// ``perform()``, which every call in flight holds (the race task's first frames 80 bytes, 176 inlined).
     @inline(never)
     private func workFailed(_ error: any Error) {
-        workEnded(.failed(FlowError.fromHubCall(error)), value: nil)
+        // A hub's own cancelled work is its failure; other work (a call's end awaited here) keeps the plain reading.
+        workEnded(.failed(hub == nil ? FlowError.from(error) : FlowError.fromHubCall(error)), value: nil)
     }
 
     /// The decision and, when the work won, its value, if the race is already decided.

@@ -138,7 +138,7 @@ struct GraphCommand {
         if let document = try? JSONDocument.parse(text, file: value).value,
             let highlight = try GraphHighlight.document(
                 document, lines: text.split(whereSeparator: \.isNewline).count(where: { !$0.allSatisfy(\.isWhitespace) }), file: value,
-                drawing: workflow.map(AbsolutePath.of))
+                drawing: workflow.map(AbsolutePath.key))
         {
             return highlight
         }

@@ -53,7 +53,7 @@ struct ValidateCommand {
         let (named, empty) = Self.files(arguments.positionals)
         // A file named twice (`a.json ./a.json`, or in a directory also given) is one file, checked and counted once.
         var distinct = Set<String>()
-        let paths = named.filter { distinct.insert(AbsolutePath.of($0)).inserted }
+        let paths = named.filter { distinct.insert(AbsolutePath.key($0)).inserted }
         all += empty
         for path in paths {
             // One load per file serves both the findings and, for files without errors, the time budget.
@@ -65,7 +65,7 @@ struct ValidateCommand {
             // Keyed by the file's absolute path: a file named two ways is one file.
             for diagnostic in outcome.diagnostics + hubFindings {
                 var keyed = diagnostic
-                keyed.file = diagnostic.file.map(AbsolutePath.of)
+                keyed.file = diagnostic.file.map(AbsolutePath.key)
                 if seen.insert(keyed.description).inserted { all.append(diagnostic) }
             }
             if arguments.flag("budget"), let workflow = outcome.workflow { loaded.append(TimeBudget(workflow: workflow, catalog: catalog)) }
