@@ -235,15 +235,22 @@ extension ConformanceRun {
                     message["method"]?.stringValue == "event" && message["params"]?["subscription"]?.stringValue == subscription
                         && message["params"]?["event"]?["name"]?.stringValue == "epskcModeDeactivated"
                 }
-                let shaped = event?.message?["params"]?["event"].map { event in
-                    event["value"]?.stringValue != nil && event["fields"]?.objectValue != nil && event["time"]?.doubleValue != nil
-                } ?? false
-                if shaped {
+                // Read as a client reads it: an event it refuses closes a run's connection.
+                var problem: String?
+                if let payload = event?.message?["params"]?["event"] {
+                    do throws(FlowError) {
+                        _ = try HubWire.event(WireReader(payload, subject: "an event from the hub", cause: .hubFailure), structure: "")
+                    } catch {
+                        problem = error.message
+                    }
+                }
+                if event != nil, problem == nil {
                     pass(name)
                 } else {
                     fail(
                         name, sent: deactivate.sent, got: event ?? deactivate.reply,
-                        wanted: "an \"event\" notification for \(subscription) named epskcModeDeactivated with value, fields and time")
+                        wanted: "an \"event\" notification for \(subscription) named epskcModeDeactivated with value, fields and time"
+                            + (problem.map { " that matterflow run can read (\($0))" } ?? ""))
                 }
             }
         } else {

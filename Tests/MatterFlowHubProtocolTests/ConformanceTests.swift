@@ -128,6 +128,31 @@ import Testing
     }
 }
 
+/// A hub whose events carry a time past the year 3000, which `matterflow run` refuses.
+struct FarFutureEvents: ForwardingHub {
+    let base: any Hub
+
+    func subscribe(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async -> any HubEventSubscription {
+        await base.subscribe(structure: structure) { event in
+            var late = event
+            late.time = .seconds(40_000_000_000)
+            handler(late)
+        }
+    }
+}
+
+extension ConformanceTests {
+    @Test("an event whose time run refuses fails the event check, naming the member, as run would read it")
+    func anEventRunCannotReadFailsTheEventCheck() async throws {
+        let home = try HomeDescription.load(path: Repository.examples + "/border-router-home.json")
+        let simulated = try SimulatedHub(home: home, clock: SystemClock())
+        let checks = await Self.conformance.run(on: Self.serve(FarFutureEvents(base: simulated), structure: home.structure.id))
+        let check = try #require(checks.first { $0.name.contains("event notification") })
+        #expect(check.verdict == .failed, "\(check.detail)")
+        #expect(check.detail.contains(#"that matterflow run can read (an event from the hub: member "time" must be a number of seconds in 0"#), "\(check.detail)")
+    }
+}
+
 /// A hub whose `activateEpskc` activates the key and then loses the answer.
 struct LostEpskcAnswer: ForwardingHub {
     let base: any Hub
