@@ -142,6 +142,45 @@ import Testing
         }
     }
 
+    /// A subscription whose connection the test loses.
+    final class LosableSubscription: HubEventSubscription {
+        private let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
+        func cancel() {}
+        func whenLost(_ handler: @escaping @Sendable (String) -> Void) { self.handler.withLock { $0 = handler } }
+        func lose(_ reason: String) { handler.withLock { $0 }?(reason) }
+    }
+
+    /// The scripted hub, its subscriptions losable.
+    struct LosingHub: ForwardingHub {
+        let base: any Hub
+        let subscription = LosableSubscription()
+        func subscribe(structure: StructureID, _ handler: @escaping @Sendable (HubEvent) -> Void) async -> any HubEventSubscription {
+            subscription
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aPoolWhoseSubscriptionIsLostEndsItsWaitsByTheirTimeoutPathsAtOnce() async throws {
+        let workflow = try loadWorkflow(Self.waiting)
+        let hub = LosingHub(base: ScriptedHub())
+        // The clock never moves: only the loss can end the waits.
+        let pool = RunPool(hub: hub, clock: ManualClock(), random: SeededRandomSource(seed: 2))
+        _ = await pool.listen(to: "s")
+        let runs = try (0..<2).map { _ in try pool.submit(workflow, structureID: "s") }
+        let elsewhere = try pool.submit(workflow, structureID: "other")
+        #expect(pool.waitingForEvents == 3)
+        hub.subscription.lose("the connection to the hub was lost: it exited")
+        let warning = "the hub's events stopped reaching this run (the connection to the hub was lost: it exited): the wait for epskcModeDeactivated ends by its timeout path"
+        for run in runs + [try pool.submit(workflow, structureID: "s")] {
+            let result = try #require(await pool.result(of: run))
+            #expect(result.visitedStates == ["wait", "timedOut"], "\(result.visitedStates)")
+            #expect(result.warnings == [warning], "\(result.warnings)")
+        }
+        #expect(pool.waitingForEvents == 1, "the other structure's run still waits")
+        pool.cancel(elsewhere)
+        _ = await pool.result(of: elsewhere)
+    }
+
     @Test func aWaitTimesOutOnThePoolsTimerQueue() async throws {
         let workflow = try loadWorkflow(Self.waiting)
         let clock = VirtualClock()

@@ -52,6 +52,11 @@ final class EventInbox: Sendable {
         waiter?.lose(reason)
     }
 
+    /// The warning of a wait that events stopped reaching (`reason` says why), as its run and a pool's runs give it.
+    static func lostWarning(_ reason: String, event: String) -> String {
+        "the hub's events stopped reaching this run (\(reason)): the wait for \(event) ends by its timeout path"
+    }
+
     /// Why no events reach the run, the first time it is asked (a run warns once).
     func takeSubscriptionFailure() -> String? {
         state.withLock { $0.subscriptionFailure.take() }

@@ -142,7 +142,7 @@ final class RunDriver {
         case .finished(let event): end = .event(event)
         case .timedOut: end = .timedOut
         case .failed(let failure):
-            if let actions = try? machine.warning("the hub's events stopped reaching this run (\(failure.message)): the wait for \(wait.event) ends by its timeout path") {
+            if let actions = try? machine.warning(EventInbox.lostWarning(failure.message, event: wait.event)) {
                 _ = perform(actions)
             }
             end = .timedOut

@@ -8,6 +8,9 @@ struct PoolState: ~Copyable {
     var nextResultWaiter = 0
     /// The runs whose workflows wait for events, by structure.
     var listeners: [StructureID: [Int]] = [:]
+    /// Why the hub's events of a structure stopped reaching the pool (``RunPool/listen(to:)``'s connection was
+    /// lost): every wait on it ends by its timeout path at once.
+    var lostEvents: [StructureID: String] = [:]
     /// Every run's timeouts and retry delays, by deadline.
     var timers = DeadlineHeap()
     var nextTimer: UInt64 = 0
@@ -96,6 +99,13 @@ struct PoolState: ~Copyable {
                         entry.waiting = .nothing
                         next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
                             try entry.machine.waitEnded(.event(event))
+                        }
+                    } else if let reason = lostEvents[entry.structure] {
+                        entry.waiting = .nothing
+                        next = given(number, entry, effects: &effects) { entry throws(RunMachineError) in
+                            var actions = try entry.machine.warning(EventInbox.lostWarning(reason, event: wait.event))
+                            for action in try entry.machine.waitEnded(.timedOut) { actions.append(action) }
+                            return actions
                         }
                     } else {
                         entry.waiting = .event(wait, timer: addTimer(now + wait.timeout, number))

@@ -159,9 +159,28 @@ public final class RunPool: Sendable {
     }
 
     /// Subscribes to the hub's events for `structure` and hands each to ``deliver(_:)``, until the subscription
-    /// returned is cancelled. Listen before submitting the structure's runs, so that no event falls between.
+    /// returned is cancelled. Listen before submitting the structure's runs, so that no event falls between. When
+    /// the subscription is lost (the hub's connection), ``eventsLost(_:reason:)`` ends the structure's waits.
     public func listen(to structure: StructureID) async -> any HubEventSubscription {
-        await hub.subscribe(structure: structure) { [weak self] event in self?.deliver(event) }
+        let subscription = await hub.subscribe(structure: structure) { [weak self] event in self?.deliver(event) }
+        subscription.whenLost { [weak self] reason in self?.eventsLost(structure, reason: reason) }
+        return subscription
+    }
+
+    /// The hub's events of `structure` stopped reaching the pool (`reason` says why): each run waiting for one ends
+    /// its wait by its timeout path at once, with a warning, and so does every later wait on the structure.
+    public func eventsLost(_ structure: StructureID, reason: String) {
+        handle { state, effects in
+            guard state.lostEvents[structure] == nil else { return }
+            state.lostEvents[structure] = reason
+            let now = clock.now
+            for number in state.listeners[structure] ?? [] {
+                guard let entry = state.runs[number], case .event(let wait, let timer) = entry.waiting else { continue }
+                state.timerOwners[timer] = nil
+                state.feed(number, .warning(EventInbox.lostWarning(reason, event: wait.event)), now: now, limits: self, effects: &effects)
+                state.feed(number, .waitEnded(.timedOut), now: now, limits: self, effects: &effects)
+            }
+        }
     }
 
     /// Cancels a run: a waiting run takes its cancel path at once; one whose hub work is in flight (or queued) stops
