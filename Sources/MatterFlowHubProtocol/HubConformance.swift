@@ -232,10 +232,9 @@ final class ConformanceRun {
         // 0. Requests before the handshake are refused.
         // A line that is not JSON ends this wait and the handshake's, as it ends a client's connection.
         let early = await client.call("status", ["structure": "any"], within: limit, endingAtStrayLine: true)
-        let earlyStray = early.reply == nil ? client.firstStrayLine.map { RawHubClient.Received(line: $0.line) } : nil
         check(
             "a request before initialize is refused with -32002",
-            errorData(early.reply).rpc == WireError.notInitialized, (early.sent, early.reply ?? earlyStray),
+            errorData(early.reply).rpc == WireError.notInitialized, early,
             wanted: "an error with code -32002 (not initialized)")
         if stoppedBecauseClosed() { return }
 
@@ -258,10 +257,11 @@ final class ConformanceRun {
             }
         }
         guard let read, unknown.isEmpty else {
-            let stray = hello.reply == nil ? client.firstStrayLine : nil
-            if let stray { problem = "the hub sent a line that is not JSON (\(LineQuote.numbered(stray.line, number: stray.number)))" }
+            if hello.reply.map({ $0.message == nil }) == true, let stray = client.firstStrayLine {
+                problem = "the hub sent a line that is not JSON (\(LineQuote.numbered(stray.line, number: stray.number)))"
+            }
             fail(
-                HubConformance.handshakeCheck, sent: hello.sent, got: hello.reply ?? stray.map { RawHubClient.Received(line: $0.line) },
+                HubConformance.handshakeCheck, sent: hello.sent, got: hello.reply,
                 wanted: "result {\"protocolVersion\": 1, \"hub\": {\"name\", \"version\"}, \"operations\": [known methods], \"events\": bool}"
                     + (problem.map { " (\($0))" } ?? "")
                     + (unknown.isEmpty

@@ -8,7 +8,7 @@ final class RawHubClient: Sendable {
     /// A line the hub sent, parsed when it is JSON.
     struct Received: Sendable {
         var line: String
-        var message: JSONObject? = nil
+        var message: JSONObject?
     }
 
     private struct State {
@@ -47,7 +47,7 @@ final class RawHubClient: Sendable {
                 state.waiters.removeAll { ending($0.id) }
                 return matching
             }
-            ready.forEach { $0.resume(returning: message == nil ? nil : item) }
+            ready.forEach { $0.resume(returning: item) }
         case .malformed(let reason), .closed(let reason):
             let waiters = state.withLock { state -> [CheckedContinuation<Received?, Never>] in
                 if state.closed == nil { state.closed = reason }
@@ -86,8 +86,8 @@ final class RawHubClient: Sendable {
         (try? channel.send(line)) != nil
     }
 
-    /// Waits for the response with `id`, at most `limit` of real time; nil when none came, or, with
-    /// `endingAtStrayLine`, once a line that is not a JSON object came first.
+    /// Waits for the response with `id`, at most `limit` of real time; nil when none came. With `endingAtStrayLine`,
+    /// a line that is not a JSON object ends the wait too, and is what it returns.
     func response(to id: Int, within limit: Duration, endingAtStrayLine: Bool = false) async -> Received? {
         if endingAtStrayLine { state.withLock { _ = $0.endingAtStrayLines.insert(id) } }
         if let existing = state.withLock({ state in state.received.first { $0.message?["id"]?.intValue == id } }) {
@@ -107,7 +107,7 @@ final class RawHubClient: Sendable {
             let ready = state.withLock { state -> (Bool, Received?) in
                 if let existing = state.received.first(where: { $0.message?["id"]?.intValue == id }) { return (true, existing) }
                 if state.closed != nil { return (true, nil) }
-                if state.endingAtStrayLines.contains(id), state.received.contains(where: { $0.message == nil }) { return (true, nil) }
+                if state.endingAtStrayLines.contains(id), let stray = state.received.first(where: { $0.message == nil }) { return (true, stray) }
                 state.waiters.append((id, continuation))
                 return (false, nil)
             }
