@@ -122,19 +122,22 @@ public actor SimulatedHub: Hub {
     /// Commissions the payload's device after the simulated latency; it stays pending until completion. Any
     /// failure or cancellation returns the session to `requested` and is rethrown.
     ///
-    /// An attempt another process left `commissioning` when it died (the saved session is in that phase with the
-    /// same commissioning ID, and no call of this hub is running it) is abandoned and started again: the same
-    /// commissioning ID is the caller saying it is the same attempt.
+    /// The same commissioning ID is the caller saying it is the same attempt. An attempt another process left
+    /// `commissioning` when it died (the saved session is in that phase with that ID, and no call of this hub is
+    /// running it) is abandoned and started again. An attempt that finished (the session's pending device came from
+    /// it, with this payload) answers at once with success and commissions nothing more: its reply was lost.
     public func commissionDevice(
         structure: StructureID, onboardingPayload: String, commissioningID: String
     ) async throws {
         let attempt = structure + "/" + commissioningID
         try await perform(.commissionDevice, structure, faultsInside: true) { faults in
             let orphaned = self.attemptsInFlight[attempt, default: 0] == 0
-            let sessionID = try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
+            let deviceKey = (try? PayloadIdentity(payload: onboardingPayload))?.deviceKey
+            let start = try self.mutate(structure, else: self.noSession(structure)) { state throws(FlowError) in
                 if orphaned { state.failCommissioning(sessionID: state.session.sessionID, commissioningID: commissioningID) }
-                return try state.beginCommissioning(commissioningID: commissioningID)
+                return try state.beginCommissioning(commissioningID: commissioningID, deviceKey: deviceKey)
             }
+            guard case .began(let sessionID) = start else { return }
             self.attemptsInFlight[attempt, default: 0] += 1
             defer { self.attemptsInFlight[attempt, default: 1] -= 1 }
             do {

@@ -116,10 +116,30 @@ struct SimulatedStructure: Sendable, Hashable {
         return AddDeviceRequest(requestID: issueID(prefix: "request"), topology: resolved)
     }
 
-    mutating func beginCommissioning(commissioningID: String) throws(FlowError) -> String? {
+    /// What a `commissionDevice` call finds when it starts.
+    enum CommissioningStart: Equatable {
+        /// The attempt began: the session is `commissioning` it, in the session with this ID.
+        case began(sessionID: String?)
+        /// The call repeats the attempt that commissioned the session's pending device (its reply was lost): the
+        /// hub answers as it answered that attempt, and commissions nothing more.
+        case alreadyCommissioned
+    }
+
+    /// Starts the attempt `commissioningID` of the device `deviceKey` (nil for a payload that does not decode), or
+    /// finds it finished.
+    mutating func beginCommissioning(commissioningID: String, deviceKey: String?) throws(FlowError) -> CommissioningStart {
         try requireReachable()
+        if session.phase == .commissioned || session.phase == .configured, session.commissioningID == commissioningID {
+            let pending = session.pendingDeviceIDs
+            guard let deviceKey, home.devices.contains(where: { pending.contains($0.id) && $0.payloadKey == deviceKey }) else {
+                throw FlowError(
+                    .sessionOutOfOrder,
+                    "commissioning attempt \"\(commissioningID)\" already commissioned another device in this session; a repeated attempt carries the same onboarding payload, and a new device needs a new session")
+            }
+            return .alreadyCommissioned
+        }
         try session.beginCommissioning(commissioningID: commissioningID)
-        return session.sessionID
+        return .began(sessionID: session.sessionID)
     }
 
     /// Whether the session is still the commissioning attempt that began with these identifiers.

@@ -6,7 +6,8 @@ public struct CommissioningSessionSnapshot: Sendable, Hashable {
     public var sessionID: String?
     /// The add-device request's topology, in the `requested` to `configured` phases.
     public var topology: Topology?
-    /// The device being commissioned, in the `commissioning` phase.
+    /// The commissioning attempt in progress (`commissioning`), or the one that commissioned the pending devices
+    /// (`commissioned`, `configured`).
     public var commissioningID: String?
     /// Devices commissioned and not yet completed, in the `commissioned` and `configured` phases.
     public var deviceIDs: [String]

@@ -26,8 +26,10 @@ public struct CommissioningSession: Sendable, Hashable {
         case prepared(sessionID: String)
         case requested(sessionID: String, topology: Topology)
         case commissioning(sessionID: String, topology: Topology, commissioningID: String)
-        case commissioned(sessionID: String, topology: Topology, deviceIDs: [String])
-        case configured(sessionID: String, topology: Topology, deviceIDs: [String], name: String, roomName: String?)
+        /// `commissioningID`: the attempt that commissioned the pending devices, by which a repeat of it is known.
+        case commissioned(sessionID: String, topology: Topology, commissioningID: String, deviceIDs: [String])
+        case configured(
+            sessionID: String, topology: Topology, commissioningID: String, deviceIDs: [String], name: String, roomName: String?)
         case completed(sessionID: String, deviceIDs: [String])
         case cancelled(sessionID: String)
         case expired(sessionID: String, phase: Phase)
@@ -65,8 +67,8 @@ public struct CommissioningSession: Sendable, Hashable {
     public var sessionID: String? {
         switch state {
         case .idle: nil
-        case .prepared(let id), .requested(let id, _), .commissioning(let id, _, _), .commissioned(let id, _, _),
-            .configured(let id, _, _, _, _), .completed(let id, _), .cancelled(let id), .expired(let id, _):
+        case .prepared(let id), .requested(let id, _), .commissioning(let id, _, _), .commissioned(let id, _, _, _),
+            .configured(let id, _, _, _, _, _), .completed(let id, _), .cancelled(let id), .expired(let id, _):
             id
         }
     }
@@ -74,7 +76,7 @@ public struct CommissioningSession: Sendable, Hashable {
     /// Devices commissioned in this session and not yet completed (what a cancel undoes).
     public var pendingDeviceIDs: [String] {
         switch state {
-        case .commissioned(_, _, let ids), .configured(_, _, let ids, _, _): ids
+        case .commissioned(_, _, _, let ids), .configured(_, _, _, let ids, _, _): ids
         case .idle, .prepared, .requested, .commissioning, .completed, .cancelled, .expired: []
         }
     }
@@ -82,22 +84,24 @@ public struct CommissioningSession: Sendable, Hashable {
     /// The request's topology, once requested.
     public var topology: Topology? {
         switch state {
-        case .requested(_, let topology), .commissioning(_, let topology, _), .commissioned(_, let topology, _),
-            .configured(_, let topology, _, _, _):
+        case .requested(_, let topology), .commissioning(_, let topology, _), .commissioned(_, let topology, _, _),
+            .configured(_, let topology, _, _, _, _):
             topology
         case .idle, .prepared, .completed, .cancelled, .expired: nil
         }
     }
 
-    /// The device being or last commissioned in this session, while active.
+    /// The commissioning attempt in progress, or the one that commissioned the pending devices.
     public var commissioningID: String? {
-        if case .commissioning(_, _, let id) = state { return id }
-        return nil
+        switch state {
+        case .commissioning(_, _, let id), .commissioned(_, _, let id, _), .configured(_, _, let id, _, _, _): id
+        case .idle, .prepared, .requested, .completed, .cancelled, .expired: nil
+        }
     }
 
     /// The chosen device name and room, once configured.
     public var configuration: (name: String, roomName: String?)? {
-        if case .configured(_, _, _, let name, let roomName) = state { return (name, roomName) }
+        if case .configured(_, _, _, _, let name, let roomName) = state { return (name, roomName) }
         return nil
     }
 
@@ -153,8 +157,8 @@ public struct CommissioningSession: Sendable, Hashable {
     /// The device joined: it (and, for a bridge, its bridged devices) now exist, pending completion.
     public mutating func finishCommissioning(deviceIDs: [String]) throws(FlowError) {
         switch state {
-        case .commissioning(let id, let topology, _):
-            state = .commissioned(sessionID: id, topology: topology, deviceIDs: deviceIDs)
+        case .commissioning(let id, let topology, let attempt):
+            state = .commissioned(sessionID: id, topology: topology, commissioningID: attempt, deviceIDs: deviceIDs)
         case .idle, .prepared, .requested, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("finishCommissioning")
         }
@@ -173,8 +177,9 @@ public struct CommissioningSession: Sendable, Hashable {
     /// Names the device and places it in a room; allowed again to change the choice.
     public mutating func configure(name: String, roomName: String?) throws(FlowError) {
         switch state {
-        case .commissioned(let id, let topology, let ids), .configured(let id, let topology, let ids, _, _):
-            state = .configured(sessionID: id, topology: topology, deviceIDs: ids, name: name, roomName: roomName)
+        case .commissioned(let id, let topology, let attempt, let ids), .configured(let id, let topology, let attempt, let ids, _, _):
+            state = .configured(
+                sessionID: id, topology: topology, commissioningID: attempt, deviceIDs: ids, name: name, roomName: roomName)
         case .idle, .prepared, .requested, .commissioning, .completed, .cancelled, .expired:
             throw outOfOrder("configure")
         }
@@ -183,7 +188,7 @@ public struct CommissioningSession: Sendable, Hashable {
     /// Completes the session and returns the commissioned device IDs.
     public mutating func complete() throws(FlowError) -> [String] {
         switch state {
-        case .commissioned(let id, _, let ids), .configured(let id, _, let ids, _, _):
+        case .commissioned(let id, _, _, let ids), .configured(let id, _, _, let ids, _, _):
             state = .completed(sessionID: id, deviceIDs: ids)
             return ids
         case .idle, .prepared, .requested, .commissioning, .completed, .cancelled, .expired:
@@ -198,7 +203,7 @@ public struct CommissioningSession: Sendable, Hashable {
         case .prepared(let id), .requested(let id, _), .commissioning(let id, _, _):
             state = .cancelled(sessionID: id)
             return []
-        case .commissioned(let id, _, let ids), .configured(let id, _, let ids, _, _):
+        case .commissioned(let id, _, _, let ids), .configured(let id, _, _, let ids, _, _):
             state = .cancelled(sessionID: id)
             return ids
         case .idle, .completed, .cancelled, .expired:
@@ -214,7 +219,7 @@ public struct CommissioningSession: Sendable, Hashable {
             let expiry = SessionExpiry(sessionID: id, phase: phase, releasedDeviceIDs: [])
             state = .expired(sessionID: id, phase: phase)
             return expiry
-        case .commissioned(let id, _, let ids), .configured(let id, _, let ids, _, _):
+        case .commissioned(let id, _, _, let ids), .configured(let id, _, _, let ids, _, _):
             let expiry = SessionExpiry(sessionID: id, phase: phase, releasedDeviceIDs: ids)
             state = .expired(sessionID: id, phase: phase)
             return expiry

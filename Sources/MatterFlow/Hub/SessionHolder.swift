@@ -8,7 +8,8 @@ public struct SessionHolder: Sendable, Hashable {
     /// The run that opened the session (``HubCallContext/runID`` of its `prepareCommissioning`), as
     /// ``HubSessionInfo/owner`` names it.
     public var owner: String?
-    /// The commissioning attempt in progress in the session (`commissionDevice`'s `commissioningID`), if one is.
+    /// The session's commissioning attempt (`commissionDevice`'s `commissioningID`): the one in progress, or the one
+    /// whose device is pending.
     public var commissioningID: String?
     /// When the session was opened, in seconds since the Unix epoch on the hub's clock.
     public var openedAt: Double?

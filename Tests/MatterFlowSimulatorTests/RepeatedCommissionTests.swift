@@ -1,0 +1,84 @@
+import MatterFlow
+import MatterFlowSimulator
+import Testing
+
+/// A `commissionDevice` whose reply was lost is sent again with the same commissioning ID (a retry with
+/// `repeatSafety`, or recovery): the hub knows the attempt it finished and answers it with success, never a second
+/// device and never `sessionOutOfOrder`.
+@Suite("Simulated hub: a repeated commissioning attempt")
+struct RepeatedCommissionTests {
+    let structure = TestHomes.structureID
+
+    /// A hub whose commission takes 30 s of simulated time, with the device commissioned as attempt `c-1`.
+    private func commissionedHub() async throws -> (SimulatedHub, ManualClock, [String]) {
+        var home = TestHomes.basic()
+        home.simulation.latencySeconds[.commissionDevice] = 30
+        let (hub, clock) = try TestHomes.hub(home)
+        try await prepareAndRequest(hub)
+        let task = Task {
+            try await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-1")
+        }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(30))
+        try await task.value
+        let pending = try #require(try await hub.snapshot(structure: structure).activeSession?.deviceIDs)
+        return (hub, clock, pending)
+    }
+
+    @Test("the finished attempt repeated answers at once with success and adds no device, commissioned or configured")
+    func repeatSucceeds() async throws {
+        let (hub, _, pending) = try await commissionedHub()
+        let before = try await hub.snapshot(structure: structure)
+        // No clock advance: a repeat does not wait out the latency again.
+        try await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-1")
+        #expect(try await hub.snapshot(structure: structure) == before)
+
+        try await hub.configureDevice(structure: structure, name: "Desk Lamp", roomName: "Kitchen")
+        try await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-1")
+        let session = try #require(try await hub.snapshot(structure: structure).activeSession)
+        #expect(session.phase == .configured)
+        #expect(session.deviceName == "Desk Lamp")
+        #expect(session.deviceIDs == pending)
+        #expect(try await hub.completeCommissioning(structure: structure) == pending)
+        #expect(try await hub.snapshot(structure: structure).devices.count == before.devices.count)
+    }
+
+    @Test("another attempt, or the same attempt with another payload, is refused with sessionOutOfOrder")
+    func otherAttemptsRefused() async throws {
+        let (hub, _, pending) = try await commissionedHub()
+        await expectFailure(.sessionOutOfOrder) {
+            try await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-2")
+        }
+        let error = await expectFailure(.sessionOutOfOrder) {
+            try await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.lampQR, commissioningID: "c-1")
+        }
+        #expect(error?.message.contains("already commissioned another device") == true)
+        let session = try #require(try await hub.snapshot(structure: structure).activeSession)
+        #expect(session.phase == .commissioned)
+        #expect(session.deviceIDs == pending)
+    }
+
+    @Test("the hub reports the attempt whose device is pending, and a hub reopened on the saved state knows it")
+    func attemptSurvivesReload() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        func open() throws -> SimulatedHub {
+            try SimulatedHub(
+                stateStore: try HomeStateStore(directory: directory, startingFrom: TestHomes.basic()), clock: ManualClock())
+        }
+        let first = try open()
+        try await prepareAndRequest(first)
+        try await first.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-1")
+        #expect(try await first.activeSession(structure: structure)?.commissioningID == "c-1")
+
+        let second = try open()
+        try await second.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-1")
+        let saved = try #require(try HomeStateStore.loadSaved(directory: directory))
+        #expect(saved.activeSession?.phase == .commissioned)
+        #expect(saved.activeSession?.commissioningID == "c-1")
+        #expect(saved.activeSession?.deviceIDs.count == 1)
+        await expectFailure(.sessionOutOfOrder) {
+            try await second.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-2")
+        }
+    }
+}
