@@ -26,8 +26,10 @@ actor InMemoryHub: Hub {
 
     func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
         let resolved = Topology(ecosystemName: topology.ecosystemName, homes: topology.homes.isEmpty ? [structure] : topology.homes)
-        try sessions[structure, default: CommissioningSession()].request(topology: resolved)
-        return AddDeviceRequest(requestID: "request-\(structure)", topology: resolved)
+        issued += 1
+        // On a repeat of the same request, the session answers with the one it holds.
+        return try sessions[structure, default: CommissioningSession()].request(
+            AddDeviceRequest(requestID: "request-\(issued)", topology: resolved))
     }
 
     func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {

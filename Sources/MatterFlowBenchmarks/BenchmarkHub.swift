@@ -23,8 +23,9 @@ final class BenchmarkHub: Hub {
     }
 
     func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
-        try withSession(structure) { session throws(FlowError) in try session.request(topology: topology) }
-        return AddDeviceRequest(requestID: "request", topology: topology)
+        return try withSession(structure) { session throws(FlowError) in
+            try session.request(AddDeviceRequest(requestID: "request", topology: topology))
+        }
     }
 
     func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {

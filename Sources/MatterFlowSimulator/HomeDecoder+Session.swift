@@ -38,6 +38,7 @@ extension HomeDecoder {
             topologyReader.finish()
             if let ecosystem { topology = Topology(ecosystemName: ecosystem, homes: homes) }
         }
+        let requestID = reader.nonEmptyString("requestID")
         let commissioningID = reader.nonEmptyString("commissioningID")
         let deviceIDs = decodeSessionDevices(reader, devices: devices)
         let deviceName = reader.nonEmptyString("deviceName")
@@ -62,7 +63,8 @@ extension HomeDecoder {
             return nil
         }
         let snapshot = CommissioningSessionSnapshot(
-            phase: phase, sessionID: id, topology: topology, commissioningID: commissioningID, deviceIDs: deviceIDs,
+            phase: phase, sessionID: id, topology: topology, requestID: requestID, commissioningID: commissioningID,
+            deviceIDs: deviceIDs,
             deviceName: deviceName, roomName: roomName)
         do {
             var restored = try CommissioningSession(restoring: snapshot).snapshot

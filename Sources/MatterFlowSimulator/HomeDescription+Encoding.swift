@@ -77,6 +77,7 @@ extension CommissioningSessionSnapshot {
                 "homes": .array(topology.homes.map(JSONValue.string)),
             ]
         }
+        if let requestID { object["requestID"] = .string(requestID) }
         if let commissioningID { object["commissioningID"] = .string(commissioningID) }
         if !deviceIDs.isEmpty { object["deviceIDs"] = .array(deviceIDs.map(JSONValue.string)) }
         if let deviceName { object["deviceName"] = .string(deviceName) }

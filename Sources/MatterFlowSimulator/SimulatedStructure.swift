@@ -102,8 +102,10 @@ struct SimulatedStructure: Sendable, Hashable {
         try requireReachable()
         var resolved = topology
         if resolved.homes.isEmpty { resolved.homes = [home.structure.name] }
+        // The session's refusal comes first; a request with no ID yet stands for the one to be made.
+        let unissued = AddDeviceRequest(requestID: "", topology: resolved)
         var trial = session
-        try trial.request(topology: resolved)
+        let recorded = try trial.request(unissued)
         guard !topology.ecosystemName.allSatisfy(\.isWhitespace) else {
             throw FlowError(
                 .invalidArgumentValue,
@@ -112,8 +114,11 @@ struct SimulatedStructure: Sendable, Hashable {
         guard !resolved.homes.contains(where: { $0.allSatisfy(\.isWhitespace) }) else {
             throw FlowError(.invalidArgumentValue, "\"homes\" must not contain an empty name")
         }
-        session = trial
-        return AddDeviceRequest(requestID: issueID(prefix: "request"), topology: resolved)
+        // The same request again finds the one made, under its ID: an idempotent write answers as it did.
+        guard recorded == unissued else { return recorded }
+        let made = AddDeviceRequest(requestID: issueID(prefix: "request"), topology: resolved)
+        try session.request(made)
+        return made
     }
 
     /// What a `commissionDevice` call finds when it starts.

@@ -18,7 +18,7 @@ struct HomeRoundTripTests {
                 payloadKey: "vid=0xFFF1,pid=0x8000,discriminator=3840"))
         home.activeSession = CommissioningSessionSnapshot(
             phase: .configured, sessionID: "session-1", topology: Topology(ecosystemName: "Google Home", homes: ["Test Home"]),
-            commissioningID: "commissioning-1", deviceIDs: ["device-pending"], deviceName: "Porch Light", roomName: "Kitchen")
+            requestID: "request-1", commissioningID: "commissioning-1", deviceIDs: ["device-pending"], deviceName: "Porch Light", roomName: "Kitchen")
         home.issuedIDs = 17
         home.simulation.latencySeconds = [.commissionDevice: 2.5, .prepareCommissioning: 0.25]
         return home
@@ -39,7 +39,7 @@ struct HomeRoundTripTests {
         var home = Self.fullHome
         let full = try #require(home.activeSession)
         var snapshot = CommissioningSessionSnapshot(phase: phase, sessionID: full.sessionID)
-        if phase != .prepared { snapshot.topology = full.topology }
+        if phase != .prepared { snapshot.topology = full.topology; snapshot.requestID = full.requestID }
         if phase == .commissioning || phase == .commissioned || phase == .configured { snapshot.commissioningID = "commissioning-1" }
         if phase == .commissioned || phase == .configured { snapshot.deviceIDs = full.deviceIDs }
         if phase == .configured { snapshot.deviceName = full.deviceName; snapshot.roomName = full.roomName }

@@ -34,7 +34,7 @@ import Testing
     static func apply(_ event: Event, to session: inout CommissioningSession) throws(FlowError) -> [String]? {
         switch event {
         case .prepare: try session.prepare(sessionID: "s-1")
-        case .request: try session.request(topology: Topology(ecosystemName: "Google Home", homes: ["Home"]))
+        case .request: try session.request(AddDeviceRequest(requestID: "request-1", topology: Topology(ecosystemName: "Google Home", homes: ["Home"])))
         case .beginCommissioning: try session.beginCommissioning(commissioningID: "c-1")
         case .finishCommissioning: try session.finishCommissioning(deviceIDs: ["d-1", "d-2"])
         case .failCommissioning: try session.failCommissioning()
@@ -67,10 +67,17 @@ import Testing
     @Test("a request repeated in phase requested is the same request when its topology is; another topology is refused")
     func repeatedRequest() throws {
         var session = try Self.session(in: .requested)
-        try session.request(topology: Topology(ecosystemName: "Google Home", homes: ["Home"]))
+        let made = try #require(session.addDeviceRequest)
+        let repeated = try session.request(
+            AddDeviceRequest(requestID: "request-9", topology: Topology(ecosystemName: "Google Home", homes: ["Home"])))
+        #expect(repeated == made, "a repeat answers with the request made, under its ID")
         #expect(session.phase == .requested)
-        #expect(throws: FlowError.self) { try session.request(topology: Topology(ecosystemName: "Other", homes: ["Home"])) }
+        #expect(session.addDeviceRequest == made)
+        #expect(throws: FlowError.self) {
+            try session.request(AddDeviceRequest(requestID: "request-9", topology: Topology(ecosystemName: "Other", homes: ["Home"])))
+        }
         #expect(session.phase == .requested)
+        #expect(session.addDeviceRequest == made)
     }
 
     @Test("every event in every state", arguments: pairs)

@@ -14,7 +14,9 @@ import Testing
             var note: String?
             switch event {
             case .prepare: try session.prepare(sessionID: "t")
-            case .request: try session.request(topology: Topology(ecosystemName: "E", homes: ["H"]))
+            case .request:
+                try session.request(AddDeviceRequest(requestID: "request-1", topology: Topology(ecosystemName: "E", homes: ["H"])))
+                if phase == .requested { note = "same topology: the request made" }
             case .beginCommissioning: try session.beginCommissioning(commissioningID: "c")
             case .finishCommissioning: try session.finishCommissioning(deviceIDs: ["e"])
             case .failCommissioning: try session.failCommissioning()

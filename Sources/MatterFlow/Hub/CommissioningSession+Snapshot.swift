@@ -6,6 +6,9 @@ public struct CommissioningSessionSnapshot: Sendable, Hashable {
     public var sessionID: String?
     /// The add-device request's topology, in the `requested` to `configured` phases.
     public var topology: Topology?
+    /// The add-device request's ID as the hub issued it, in the `requested` to `configured` phases; restoring a
+    /// snapshot without one gives the request the session's ID.
+    public var requestID: String?
     /// The commissioning attempt in progress (`commissioning`), or the one that commissioned the pending devices
     /// (`commissioned`, `configured`).
     public var commissioningID: String?
@@ -27,12 +30,13 @@ public struct CommissioningSessionSnapshot: Sendable, Hashable {
 
     /// A snapshot in `phase`; ``CommissioningSession/init(restoring:)`` throws unless it holds what that phase needs.
     public init(
-        phase: CommissioningSession.Phase, sessionID: String? = nil, topology: Topology? = nil,
+        phase: CommissioningSession.Phase, sessionID: String? = nil, topology: Topology? = nil, requestID: String? = nil,
         commissioningID: String? = nil, deviceIDs: [String] = [], deviceName: String? = nil, roomName: String? = nil
     ) {
         self.phase = phase
         self.sessionID = sessionID
         self.topology = topology
+        self.requestID = requestID
         self.commissioningID = commissioningID
         self.deviceIDs = deviceIDs
         self.deviceName = deviceName
@@ -44,6 +48,7 @@ extension CommissioningSession {
     /// A storable copy of the session.
     public var snapshot: CommissioningSessionSnapshot {
         var copy = CommissioningSessionSnapshot(phase: phase, sessionID: sessionID, topology: topology)
+        copy.requestID = addDeviceRequest?.requestID
         copy.deviceIDs = pendingDeviceIDs
         copy.commissioningID = commissioningID
         copy.deviceName = configuration?.name
@@ -78,13 +83,15 @@ extension CommissioningSession {
             return
         case .completed:
             // A completed session keeps only its device list; rebuild it through the normal path.
-            try request(topology: snapshot.topology ?? Topology(ecosystemName: "", homes: []))
+            try request(
+                AddDeviceRequest(
+                    requestID: snapshot.requestID ?? id, topology: snapshot.topology ?? Topology(ecosystemName: "", homes: [])))
             try beginCommissioning(commissioningID: snapshot.commissioningID ?? id)
             try finishCommissioning(deviceIDs: snapshot.deviceIDs)
             _ = try complete()
             return
         case .requested, .commissioning, .commissioned, .configured:
-            try request(topology: try require(snapshot.topology, "topology"))
+            try request(AddDeviceRequest(requestID: snapshot.requestID ?? id, topology: try require(snapshot.topology, "topology")))
         }
         if phase == .requested { return }
         try beginCommissioning(commissioningID: snapshot.commissioningID ?? id)

@@ -11,7 +11,11 @@ extension CommissioningSession {
         func apply(to session: inout CommissioningSession) throws(FlowError) -> String? {
             switch self {
             case .prepare: try session.prepare(sessionID: "session-2")
-            case .request: try session.request(topology: CommissioningSession.sampleTopology)
+            case .request:
+                let repeated = session.phase == .requested
+                try session.request(AddDeviceRequest(requestID: "request-2", topology: CommissioningSession.sampleTopology))
+                // The sample repeats the topology it requested; another topology is refused.
+                if repeated { return "same topology: the request made" }
             case .beginCommissioning: try session.beginCommissioning(commissioningID: "commissioning-2")
             case .finishCommissioning: try session.finishCommissioning(deviceIDs: ["device-2"])
             case .failCommissioning: try session.failCommissioning()

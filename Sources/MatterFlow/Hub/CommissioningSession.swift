@@ -24,12 +24,12 @@ public struct CommissioningSession: Sendable, Hashable {
     private enum State: Sendable, Hashable {
         case idle
         case prepared(sessionID: String)
-        case requested(sessionID: String, topology: Topology)
-        case commissioning(sessionID: String, topology: Topology, commissioningID: String)
+        case requested(sessionID: String, request: AddDeviceRequest)
+        case commissioning(sessionID: String, request: AddDeviceRequest, commissioningID: String)
         /// `commissioningID`: the attempt that commissioned the pending devices, by which a repeat of it is known.
-        case commissioned(sessionID: String, topology: Topology, commissioningID: String, deviceIDs: [String])
+        case commissioned(sessionID: String, request: AddDeviceRequest, commissioningID: String, deviceIDs: [String])
         case configured(
-            sessionID: String, topology: Topology, commissioningID: String, deviceIDs: [String], name: String, roomName: String?)
+            sessionID: String, request: AddDeviceRequest, commissioningID: String, deviceIDs: [String], name: String, roomName: String?)
         case completed(sessionID: String, deviceIDs: [String])
         case cancelled(sessionID: String)
         case expired(sessionID: String, phase: Phase)
@@ -81,15 +81,18 @@ public struct CommissioningSession: Sendable, Hashable {
         }
     }
 
-    /// The request's topology, once requested.
-    public var topology: Topology? {
+    /// The add-device request, once made: the hub's ID for it and its topology.
+    public var addDeviceRequest: AddDeviceRequest? {
         switch state {
-        case .requested(_, let topology), .commissioning(_, let topology, _), .commissioned(_, let topology, _, _),
-            .configured(_, let topology, _, _, _, _):
-            topology
+        case .requested(_, let request), .commissioning(_, let request, _), .commissioned(_, let request, _, _),
+            .configured(_, let request, _, _, _, _):
+            request
         case .idle, .prepared, .completed, .cancelled, .expired: nil
         }
     }
+
+    /// The request's topology, once requested.
+    public var topology: Topology? { addDeviceRequest?.topology }
 
     /// The commissioning attempt in progress, or the one that commissioned the pending devices.
     public var commissioningID: String? {
@@ -131,14 +134,16 @@ public struct CommissioningSession: Sendable, Hashable {
         }
     }
 
-    /// Records the add-device request.
-    public mutating func request(topology: Topology) throws(FlowError) {
+    /// Records the add-device request, and returns the request the session holds: `request`, or the one made before
+    /// when the same topology is requested again (a retry after a timeout finds its idempotent write made).
+    @discardableResult
+    public mutating func request(_ request: AddDeviceRequest) throws(FlowError) -> AddDeviceRequest {
         switch state {
         case .prepared(let id):
-            state = .requested(sessionID: id, topology: topology)
-        case .requested(_, let recorded) where recorded == topology:
-            // The same request again (a retry after a timeout): the idempotent write finds it made.
-            return
+            state = .requested(sessionID: id, request: request)
+            return request
+        case .requested(_, let recorded) where recorded.topology == request.topology:
+            return recorded
         case .idle, .requested, .commissioning, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("request")
         }
@@ -147,8 +152,8 @@ public struct CommissioningSession: Sendable, Hashable {
     /// Starts commissioning a device for the request.
     public mutating func beginCommissioning(commissioningID: String) throws(FlowError) {
         switch state {
-        case .requested(let id, let topology):
-            state = .commissioning(sessionID: id, topology: topology, commissioningID: commissioningID)
+        case .requested(let id, let request):
+            state = .commissioning(sessionID: id, request: request, commissioningID: commissioningID)
         case .idle, .prepared, .commissioning, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("commission")
         }
@@ -157,8 +162,8 @@ public struct CommissioningSession: Sendable, Hashable {
     /// The device joined: it (and, for a bridge, its bridged devices) now exist, pending completion.
     public mutating func finishCommissioning(deviceIDs: [String]) throws(FlowError) {
         switch state {
-        case .commissioning(let id, let topology, let attempt):
-            state = .commissioned(sessionID: id, topology: topology, commissioningID: attempt, deviceIDs: deviceIDs)
+        case .commissioning(let id, let request, let attempt):
+            state = .commissioned(sessionID: id, request: request, commissioningID: attempt, deviceIDs: deviceIDs)
         case .idle, .prepared, .requested, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("finishCommissioning")
         }
@@ -167,8 +172,8 @@ public struct CommissioningSession: Sendable, Hashable {
     /// Commissioning the device failed; the request stands, so commissioning may be tried again or cancelled.
     public mutating func failCommissioning() throws(FlowError) {
         switch state {
-        case .commissioning(let id, let topology, _):
-            state = .requested(sessionID: id, topology: topology)
+        case .commissioning(let id, let request, _):
+            state = .requested(sessionID: id, request: request)
         case .idle, .prepared, .requested, .commissioned, .configured, .completed, .cancelled, .expired:
             throw outOfOrder("failCommissioning")
         }
@@ -177,9 +182,9 @@ public struct CommissioningSession: Sendable, Hashable {
     /// Names the device and places it in a room; allowed again to change the choice.
     public mutating func configure(name: String, roomName: String?) throws(FlowError) {
         switch state {
-        case .commissioned(let id, let topology, let attempt, let ids), .configured(let id, let topology, let attempt, let ids, _, _):
+        case .commissioned(let id, let request, let attempt, let ids), .configured(let id, let request, let attempt, let ids, _, _):
             state = .configured(
-                sessionID: id, topology: topology, commissioningID: attempt, deviceIDs: ids, name: name, roomName: roomName)
+                sessionID: id, request: request, commissioningID: attempt, deviceIDs: ids, name: name, roomName: roomName)
         case .idle, .prepared, .requested, .commissioning, .completed, .cancelled, .expired:
             throw outOfOrder("configure")
         }

@@ -154,8 +154,9 @@ final class ScriptedHub: Hub {
     func createAddDeviceRequest(structure: StructureID, topology: Topology) async throws -> AddDeviceRequest {
         try await answer("createAddDeviceRequest")
         let resolved = Topology(ecosystemName: topology.ecosystemName, homes: topology.homes.isEmpty ? ["Test Home"] : topology.homes)
-        try withSession { session throws(FlowError) in try session.request(topology: resolved) }
-        return AddDeviceRequest(requestID: "request-1", topology: resolved)
+        return try withSession { session throws(FlowError) in
+            try session.request(AddDeviceRequest(requestID: "request-1", topology: resolved))
+        }
     }
 
     func commissionDevice(structure: StructureID, onboardingPayload: String, commissioningID: String) async throws {

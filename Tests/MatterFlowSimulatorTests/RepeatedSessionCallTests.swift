@@ -2,11 +2,11 @@ import MatterFlow
 import MatterFlowSimulator
 import Testing
 
-/// A `commissionDevice` whose reply was lost is sent again with the same commissioning ID (a retry with
-/// `repeatSafety`, or recovery): the hub knows the attempt it finished and answers it with success, never a second
-/// device and never `sessionOutOfOrder`.
-@Suite("Simulated hub: a repeated commissioning attempt")
-struct RepeatedCommissionTests {
+/// A session call whose reply was lost is sent again: a `createAddDeviceRequest` with the same topology, a
+/// `commissionDevice` with the same commissioning ID (a retry with `repeatSafety`, or recovery). The hub knows what it
+/// did and answers as it answered, never with a second request or device and never with `sessionOutOfOrder`.
+@Suite("Simulated hub: repeated session calls")
+struct RepeatedSessionCallTests {
     let structure = TestHomes.structureID
 
     /// A hub whose commission takes 30 s of simulated time, with the device commissioned as attempt `c-1`.
@@ -80,5 +80,39 @@ struct RepeatedCommissionTests {
         await expectFailure(.sessionOutOfOrder) {
             try await second.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-2")
         }
+    }
+
+    @Test("the same add-device request again answers with the request made, under its ID, also after a reload")
+    func repeatedRequest() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        func open() throws -> SimulatedHub {
+            try SimulatedHub(
+                stateStore: try HomeStateStore(directory: directory, startingFrom: TestHomes.basic()), clock: ManualClock())
+        }
+        let first = try open()
+        _ = try await first.prepareCommissioning(structure: structure)
+        let topology = Topology(ecosystemName: "Google Home", homes: [])
+        let made = try await first.createAddDeviceRequest(structure: structure, topology: topology)
+        #expect(try await first.createAddDeviceRequest(structure: structure, topology: topology) == made)
+        let second = try open()
+        #expect(try await second.createAddDeviceRequest(structure: structure, topology: topology) == made)
+        #expect(try HomeStateStore.loadSaved(directory: directory)?.activeSession?.requestID == made.requestID)
+        await expectFailure(.sessionOutOfOrder) {
+            try await second.createAddDeviceRequest(structure: structure, topology: Topology(ecosystemName: "Other", homes: []))
+        }
+    }
+
+    @Test("a home's session without a requestID gets the session's ID, and keeps it")
+    func requestIDDefault() async throws {
+        var home = TestHomes.basic()
+        home.activeSession = CommissioningSessionSnapshot(
+            phase: .requested, sessionID: "session-7", topology: Topology(ecosystemName: "Google Home", homes: ["Test Home"]))
+        let decoded = try HomeDescription.parse(home.jsonText, file: "home.json")
+        #expect(decoded.activeSession?.requestID == "session-7")
+        let (hub, _) = try TestHomes.hub(decoded)
+        let answered = try await hub.createAddDeviceRequest(
+            structure: structure, topology: Topology(ecosystemName: "Google Home", homes: []))
+        #expect(answered.requestID == "session-7")
     }
 }
