@@ -325,6 +325,7 @@ extension LateSessionTests {
         #expect(result.error?.cause == .hubFailure)
         #expect(scripted.count("cancelCommissioning") == 1)
         #expect(try await scripted.status(structure: "s").activeSession == false)
+        #expect(result.sessionsInDoubt.isEmpty, "released")
         #expect(
             result.warnings == [
                 "the hub holds commissioning session \"session-1\" for this run, opened by prepareCommissioning in state prepare, "
@@ -342,6 +343,7 @@ extension LateSessionTests {
         let blind = try await runUnreadablePrepare(UnreadablePrepareHub(unaskable, recoverable: false))
         #expect(unaskable.count("cancelCommissioning") == 0)
         #expect(blind.warnings.count == 1)
+        #expect(blind.sessionsInDoubt == blind.warnings.map { SessionInDoubt(sessionID: nil, reason: $0) })
         #expect(
             blind.warnings.first?.hasPrefix(
                 "the run could not read the answer to prepareCommissioning in state prepare, so the hub may hold a commissioning session opened for it, and it could not find out (asking the hub for its active session failed: the hub does not offer activeSession)") == true,

@@ -44,11 +44,16 @@ public struct RunResult: Sendable {
     /// it), and for a session the hub opened after the run stopped waiting (which the run releases itself, or leaves
     /// to the hub's lease).
     public var holdsSession = false
+    /// Sessions the run may have left open on the hub, in the order the run learnt of them: a release the hub did
+    /// not confirm, or a session the hub opened late that the run could not release. Empty when the run left none in
+    /// doubt (``holdsSession`` says whether it keeps one on purpose).
+    public var sessionsInDoubt: [SessionInDoubt] = []
 
     /// A result, as a service's own tests may need one (a run builds its own).
     public init(
         runID: String, workflow: String, outcome: Outcome, output: JSONValue? = nil, error: FlowError? = nil,
-        warnings: [String] = [], visitedStates: [String] = [], holdsSession: Bool = false
+        warnings: [String] = [], visitedStates: [String] = [], holdsSession: Bool = false,
+        sessionsInDoubt: [SessionInDoubt] = []
     ) {
         self.runID = runID
         self.workflow = workflow
@@ -58,9 +63,11 @@ public struct RunResult: Sendable {
         self.warnings = warnings
         self.visitedStates = visitedStates
         self.holdsSession = holdsSession
+        self.sessionsInDoubt = sessionsInDoubt
     }
 
-    /// The result object the CLI prints: `{"workflow", "outcome", "output", "error", "warnings", "runID"}`.
+    /// The result object the CLI prints: `{"workflow", "outcome", "output", "error", "warnings", "runID"}`, and
+    /// `"sessionsInDoubt"` when the run left any.
     public var jsonValue: JSONValue {
         var object = JSONObject()
         object["workflow"] = .string(workflow)
@@ -69,6 +76,7 @@ public struct RunResult: Sendable {
         object["error"] = error.map(Scope.json) ?? .null
         object["warnings"] = .array(warnings.map(JSONValue.string))
         object["runID"] = .string(runID)
+        if !sessionsInDoubt.isEmpty { object["sessionsInDoubt"] = .array(sessionsInDoubt.map(\.jsonValue)) }
         return .object(object)
     }
 }

@@ -273,7 +273,8 @@ final class RunDriver {
         RunResult(
             runID: runID, workflow: machine.workflowName, outcome: .failed,
             output: nil, error: FlowError(.engineMisconfigured, error.description), warnings: machine.warnings,
-            visitedStates: machine.visited, holdsSession: machine.holdsSession)
+            visitedStates: machine.visited, holdsSession: machine.holdsSession,
+            sessionsInDoubt: machine.sessionsInDoubt)
     }
 
     // MARK: - Hub calls

@@ -33,6 +33,8 @@ struct ElementEnd: Sendable {
     let visited: [String]
     /// The warnings the element's machine reported, and any its driver added while its abandoned calls ended.
     let warnings: [String]
+    /// The sessions the element may have left open on the hub.
+    var sessionsInDoubt: [SessionInDoubt] = []
 }
 
 extension ElementEnd {
@@ -46,7 +48,7 @@ extension ElementEnd {
         case .failed: end = .failed(result.error ?? missing)
         case .cancelled: end = .cancelled(result.error ?? missing)
         }
-        self.init(index: index, end: end, visited: result.visitedStates, warnings: warnings)
+        self.init(index: index, end: end, visited: result.visitedStates, warnings: warnings, sessionsInDoubt: result.sessionsInDoubt)
     }
 }
 
@@ -177,6 +179,7 @@ extension RunMachine {
         runs.running.remove(at: position)
         runs.visited[ended.index] = ended.visited
         warnings += ended.warnings
+        sessionsInDoubt += ended.sessionsInDoubt
         let wasStopping = runs.failure != nil || runs.cancelled
         record(ended.index, ended.end, in: &runs)
         if !wasStopping, runs.failure != nil || runs.cancelled {

@@ -54,6 +54,8 @@ struct RunMachine: Sendable {
     /// The innermost state the run was in when it was cancelled.
     var cancelledState: String?
     var warnings: [String] = []
+    /// The sessions the run may leave open (each also one of ``warnings``), its concurrent elements' included.
+    var sessionsInDoubt: [SessionInDoubt] = []
     var visited: [String] = []
     /// The session the run's last successful prepare opened (its calls inside the session expect it).
     var sessionID: String?
@@ -304,6 +306,9 @@ struct RunMachine: Sendable {
         }
         for session in sessions {
             warnings.append(session.message)
+            if case .failed = session.release {
+                sessionsInDoubt.append(SessionInDoubt(sessionID: session.sessionID.isEmpty ? nil : session.sessionID, reason: session.message))
+            }
             report(top.path, .warning(state: top.current, message: session.message))
         }
         finish(end)
@@ -424,11 +429,12 @@ struct RunMachine: Sendable {
                 + "not confirmed (\(unconfirmed.reason)); if the hub shows it active, release it (Workflows/cancel.json on the "
                 + "structure, or `matterflow recover` for a journaled run)"
             warnings.append(warning)
+            sessionsInDoubt.append(SessionInDoubt(sessionID: unconfirmed.session, reason: warning))
             report(top.path, .warning(state: top.current, message: warning))
         }
         var result = RunResult(
             runID: configuration.runID, workflow: workflowName, outcome: .succeeded, output: nil, error: nil,
-            warnings: warnings, visitedStates: visited, holdsSession: holdsSession)
+            warnings: warnings, visitedStates: visited, holdsSession: holdsSession, sessionsInDoubt: sessionsInDoubt)
         switch end {
         case .succeeded(let output):
             result.output = output
@@ -449,6 +455,9 @@ struct RunMachine: Sendable {
         if !configuration.showSecrets {
             result.redaction = secrets
             result.warnings = result.warnings.map(secrets.redacting)
+            for index in result.sessionsInDoubt.indices {
+                result.sessionsInDoubt[index].reason = secrets.redacting(result.sessionsInDoubt[index].reason)
+            }
             result.error = secrets.redacting(result.error)
         }
         report(top.path, .runFinished(outcome: result.outcome, error: result.error, holdsSession: result.holdsSession))

@@ -183,7 +183,8 @@ struct PoolState: ~Copyable {
                 RunResult(
                     runID: machine.configuration.runID, workflow: machine.workflowName, outcome: .failed, output: nil,
                     error: FlowError(.engineMisconfigured, error.description), warnings: machine.warnings,
-                    visitedStates: machine.visited, holdsSession: machine.holdsSession),
+                    visitedStates: machine.visited, holdsSession: machine.holdsSession,
+                    sessionsInDoubt: machine.sessionsInDoubt),
                 effects: &effects)
             return RunActions()
         }

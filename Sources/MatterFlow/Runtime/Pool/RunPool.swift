@@ -411,7 +411,10 @@ public final class RunPool: Sendable {
             settle.runObserver?(event)
         }
         let end = settle.end
-        feed(settle.parent, .elementEnded(ElementEnd(index: end.index, end: end.end, visited: end.visited, warnings: warnings)))
+        feed(
+            settle.parent,
+            .elementEnded(
+                ElementEnd(index: end.index, end: end.end, visited: end.visited, warnings: warnings, sessionsInDoubt: end.sessionsInDoubt)))
     }
 
     /// Starts a piece of hub work as a task, working on the clock until its end is fed. Detached: whatever task
