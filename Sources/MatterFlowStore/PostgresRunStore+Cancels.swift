@@ -71,7 +71,7 @@ extension PostgresRunStore {
             RETURNING r.run_id
         ), reopened AS (
             UPDATE matterflow_runs r SET status = 'running', cancel_requested_at = now(), finished_at = NULL, worker_id = NULL,
-                lease_until = now() - interval '1 second'
+                lease_until = now() - interval '1 second', claims_at_reopen = r.claims
             FROM target t WHERE r.run_id = t.run_id AND t.status = 'needsAttention'
             RETURNING r.run_id
         ), announced AS (

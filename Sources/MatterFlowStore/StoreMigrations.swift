@@ -295,6 +295,16 @@ public enum StoreMigrations {
                 CREATE INDEX matterflow_runs_session_queue ON matterflow_runs (structure_id, submitted_at, run_id)
                     WHERE status = 'queued' AND works_in_session IS NOT FALSE;
                 """, clientsFrom: 13),
+        // The claims a run had when `matterflow cancel` last asked for it to be settled again after it needed
+        // attention (NULL: never): a takeover's recovery gives up after so many claims since then, not since the run
+        // began, so a run settled again is tried again as often as the first time. `claims` itself only grows: a
+        // worker's hold on a run is its claim's count. No default: no rewrite. Older clients reopen a run without
+        // setting it, as before.
+        Migration(
+            version: 20, name: "the claims a run had when settled again",
+            sql: """
+                ALTER TABLE matterflow_runs ADD COLUMN claims_at_reopen integer;
+                """, clientsFrom: 13),
     ]
 
     /// The newest schema version: the one this MatterFlow needs.

@@ -55,13 +55,13 @@ extension StoreWorker {
                 failure: (.unavailable, "hubUnreachable", "no worker on the run's hub"))
             return
         }
-        if recovery.action == .deferred, claimed.claims < HandBackBackoff.claimsBeforeRecoveryGivesUp {
+        if recovery.action == .deferred, claimed.claimsSinceReopen < HandBackBackoff.claimsBeforeRecoveryGivesUp {
             // Recovery could not finish (the hub unreadable for a moment, a record not written): it is tried again,
             // by this worker or another, after a delay that grows with the run's claims, up to
             // ``HandBackBackoff/claimsBeforeRecoveryGivesUp`` claims. The run keeps its session row and its secrets
             // meanwhile; recorded needsAttention at once, no worker would look at it again, and the session and any
             // ePSKc key it left would only lapse on the hub.
-            let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
+            let delay = HandBackBackoff.delay(afterClaims: claimed.claimsSinceReopen)
             _ = await durable(claimed.runID)
             let reason = recovery.notes.last ?? "recovery deferred"
             do {

@@ -244,6 +244,21 @@ extension PostgresStoreTests {
             #expect(again.code == 0 && again.stdout == "cancelling\n", "\(again.stderr)")
             #expect(again.stderr.contains("note: run \(runID) needed attention"), "\(again.stderr)")
             #expect(try store.status(of: runID) == "running")
+            // While its hub still cannot answer, it is tried again as the first time, its claims counted from the
+            // cancel: handed back after the shortest delay, not needsAttention again at once.
+            let stillBlind = TestWorker(
+                store: store, options: WorkerOptions(workerID: "w2b", leaseSeconds: 1, secrets: SecretInbox(directory: secrets)),
+                hubs: { _ in try SimulatedHub(home: elsewhere, clock: ManualClock()) })
+            let retried = await poll(timeout: .seconds(60), every: .milliseconds(20)) {
+                stillBlind.lines.contains { $0.contains("could not settle run \(runID)") }
+            }
+            stillBlind.worker.stop()
+            _ = try await stillBlind.summary
+            #expect(retried, "\(stillBlind.lines)")
+            #expect(
+                stillBlind.lines.contains { $0.hasSuffix("it is handed back, to be settled again in \(HandBackBackoff.firstDelay) s") },
+                "\(stillBlind.lines)")
+            #expect(try store.status(of: runID) == "running")
             let settler = TestWorker(store: store, options: WorkerOptions(workerID: "w3", leaseSeconds: 1, secrets: SecretInbox(directory: secrets)))
             let ended = await poll(timeout: .seconds(60), every: .milliseconds(20)) { (try? store.status(of: runID)) == "cancelled" }
             settler.worker.stop()
