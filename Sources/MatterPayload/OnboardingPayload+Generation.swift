@@ -63,6 +63,12 @@ extension OnboardingPayload {
         return grouped ? Self.groupManualCode(digits) : digits
     }
 
+    /// The 21-digit manual pairing code (with vendor and product IDs) for the fields as they are, whatever the flow:
+    /// a standard-flow device's long code commissions it too. Missing IDs are written as 0.
+    public func uncheckedLongManualCode() -> String {
+        ManualCodeLayout.encode(self, long: true)
+    }
+
     /// `digits` with dashes between label groups: 4-3-4 for 11 digits, 4-4-4-4-5 for 21. Other lengths are returned
     /// unchanged.
     public static func groupManualCode(_ digits: String) -> String {

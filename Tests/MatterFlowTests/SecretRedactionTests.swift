@@ -50,6 +50,37 @@ struct SecretRedactionTests {
                 == "sent \(RunOptions.redacted) = \(RunOptions.redacted) (passcode \(RunOptions.redacted))")
     }
 
+    @Test("a code's further spellings are secret: lower case, without its optional data, the long manual code, the passcode grouped")
+    func onboardingPayloadSpellings() throws {
+        let qr = secrets(.string("MT:Y.K9042C00KA0648G00"))
+        for other in [
+            "mt:y.k9042c00ka0648g00", "y.k9042c00ka0648g00", "3497.011.2332", "2020-2021", "2020 2021", "20,202,021", "20.202.021",
+            "20 202 021",
+        ] {
+            #expect(qr.redacting("hub said [\(other)]") == "hub said [\(RunOptions.redacted)]", "\(other)")
+        }
+        // The 21-digit code of the same device (its vendor and product IDs, which the QR code names).
+        let payload = try #require(try OnboardingPayload.decode("MT:Y.K9042C00KA0648G00").first)
+        let long = payload.uncheckedLongManualCode()
+        #expect(long.count == 21 && (try? OnboardingPayload.decode(long).first?.passcode) == 20_202_021)
+        for other in [long, OnboardingPayload.groupManualCode(long)] {
+            #expect(qr.redacting("code \(other).") == "code \(RunOptions.redacted).", "\(other)")
+        }
+        // A QR code with a serial number in its optional data: the same code without it commissions the device too.
+        let withSerial = try #require(try OnboardingPayload.decode("MT:-24J0AFN00KA064IJ3P0IXZB0DK5N1K8SQ1RYCU1-A40").first)
+        var plain = withSerial
+        plain.extensionData = nil
+        let stripped = plain.uncheckedQRCode()
+        #expect(
+            secrets(.string("MT:-24J0AFN00KA064IJ3P0IXZB0DK5N1K8SQ1RYCU1-A40")).redacting("got \(stripped) and \(stripped.lowercased())")
+                == "got \(RunOptions.redacted) and \(RunOptions.redacted)")
+        // Other numbers stay.
+        #expect(qr.redacting("2020-2022 and 20,202,022") == "2020-2022 and 20,202,022")
+        #expect(SecretValues.thousands("20202021", separator: ",") == "20,202,021")
+        #expect(SecretValues.thousands("123", separator: ",") == "123")
+        #expect(SecretValues.thousands("1234", separator: ",") == "1,234")
+    }
+
     @Test("an ePSKc is secret in its printed groups of three too: with dashes, spaces or dots")
     func epskcForms() {
         let key = secrets(.string("528240781"))
@@ -72,6 +103,16 @@ struct SecretRedactionTests {
         #expect(secrets.redacting("PSKC 15:B2:C1:6F:7B:A9:2E:D4:BC:7B:1E:E0:54:F1:55:3F") == "PSKC \(RunOptions.redacted)")
         let base64 = Data([0x99, 0x29, 0x15, 0x4d, 0xbc, 0x36, 0x32, 0x18, 0xbc, 0xd2, 0x2f, 0x90, 0x7c, 0xaf, 0x5c, 0x15]).base64EncodedString()
         #expect(secrets.redacting("b64 \(base64)") == "b64 \(RunOptions.redacted)")
+        // Dashes and spaces between bytes, base64url, and byte lists as C and Python print them.
+        let key: [UInt8] = [0x99, 0x29, 0x15, 0x4d, 0xbc, 0x36, 0x32, 0x18, 0xbc, 0xd2, 0x2f, 0x90, 0x7c, 0xaf, 0x5c, 0x15]
+        let pairs = key.map { String(format: "%02x", $0) }
+        let url = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        for form in [
+            pairs.joined(separator: "-"), pairs.joined(separator: " ").uppercased(), url, url.replacingOccurrences(of: "=", with: ""),
+            pairs.map { "0x" + $0 }.joined(separator: ", "), key.map { String($0) }.joined(separator: ", "),
+        ] {
+            #expect(secrets.redacting("key [\(form)]") == "key [\(RunOptions.redacted)]", "\(form)")
+        }
         #expect(SecretValues.datasetForms(of: "not a dataset at all").isEmpty)
         #expect(SecretValues.datasetForms(of: "0e08000000000001").isEmpty, "a dataset without the secret TLVs")
     }

@@ -230,10 +230,16 @@ final class SecretValues: Sendable {
     }
 
     /// The other spellings of what an onboarding payload keeps secret, when `text` is one: every code that commissions
-    /// the same device, whichever was given (a QR code's body without `MT:`; the manual code of each payload, as
-    /// digits, in its printed groups with dashes and with spaces: `34970112332`, `3497-011-2332`, `3497 011 2332`),
-    /// and the setup passcode it carries, as digits (also padded to 8) and as a number. None for other text, which
-    /// is not decoded.
+    /// the same device by the same setup, whichever was given, as a hub or its error may quote it:
+    /// - a QR code in lower case (base-38 has no lower-case letters, so it reads back whole), and its body without
+    ///   `MT:`, in either case; for a QR code with optional data, the QR code without it (a parser that writes the
+    ///   code again from its fields);
+    /// - the manual code of each payload, as digits, in its printed groups with dashes, spaces and dots
+    ///   (`34970112332`, `3497-011-2332`, `3497 011 2332`, `3497.011.2332`), and, for a payload that names its vendor
+    ///   and product, the 21-digit manual code in the same spellings;
+    /// - the setup passcode it carries, as digits (also padded to 8), in two groups of four (`2020-2021`,
+    ///   `2020 2021`), in thousands (`20,202,021`, `20.202.021`, `20 202 021`), and as a number.
+    /// None for other text, which is not decoded.
     static func onboardingPayloadForms(of given: String) -> (texts: [String], passcodes: [Int]) {
         // A code typed in full-width forms is the ASCII code too (the hub is given that form).
         let text = OnboardingPayload.halfWidthText(given)
@@ -242,15 +248,45 @@ final class SecretValues: Sendable {
             let payloads = try? OnboardingPayload.decode(text)
         else { return ([], []) }
         var texts = text != given ? [text] : []
-        if text.hasPrefix("MT:") { texts.append(String(text.dropFirst(3))) }
-        for payload in payloads {
-            let manual = payload.uncheckedManualCode()
-            let grouped = OnboardingPayload.groupManualCode(manual)
-            texts += [manual, grouped, String(grouped.map { $0 == "-" ? " " : $0 })]
-            let passcode = String(payload.passcode)
-            texts += [passcode, String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode]
+        func qrForms(_ code: String) -> [String] {
+            let body = String(code.dropFirst(3))
+            return [code, code.lowercased(), body, body.lowercased()]
         }
-        return (texts.filter { $0 != given }, payloads.map { Int($0.passcode) })
+        if text.hasPrefix("MT:") { texts += qrForms(text) }
+        for payload in payloads {
+            if text.hasPrefix("MT:"), payload.extensionData != nil {
+                var plain = payload
+                plain.extensionData = nil
+                texts += qrForms(plain.uncheckedQRCode())
+            }
+            var manuals = [payload.uncheckedManualCode()]
+            if payload.vendorID != nil, payload.productID != nil, !payload.needsLongManualCode {
+                manuals.append(payload.uncheckedLongManualCode())
+            }
+            for manual in manuals {
+                let grouped = OnboardingPayload.groupManualCode(manual)
+                texts += [manual, grouped] + [" ", "."].map { separator in grouped.replacingOccurrences(of: "-", with: separator) }
+            }
+            let passcode = String(payload.passcode)
+            let padded = String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode
+            texts += [passcode, padded]
+            texts += ["-", " "].map { padded.prefix(4) + $0 + padded.suffix(4) }
+            texts += [",", ".", " "].map { Self.thousands(passcode, separator: $0) }
+        }
+        var seen = Set<String>()
+        return (texts.filter { $0 != given && seen.insert($0).inserted }, payloads.map { Int($0.passcode) })
+    }
+
+    /// `digits` in groups of three from the right, joined by `separator` (`20,202,021`).
+    static func thousands(_ digits: String, separator: String) -> String {
+        var groups: [Substring] = []
+        var end = digits.endIndex
+        while end > digits.startIndex {
+            let start = digits.index(end, offsetBy: -3, limitedBy: digits.startIndex) ?? digits.startIndex
+            groups.insert(digits[start..<end], at: 0)
+            end = start
+        }
+        return groups.joined(separator: separator)
     }
 
     /// The printed spellings of a nine-digit secret (an ePSKc, `528240781`), as a person reads it out or a hub shows
@@ -263,9 +299,11 @@ final class SecretValues: Sendable {
         return ["-", " ", "."].map { groups.joined(separator: $0) }
     }
 
-    /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc, each as hex in lower
-    /// and upper case, as colon-separated bytes (`a1:b2:...`, as some border routers print keys) and as base64 (a hub
-    /// or its error may quote either TLV's value alone, in any of these). None for other text, which is not decoded.
+    /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc, each as a hub or its
+    /// error may quote either TLV's value alone: hex in lower and upper case; bytes separated by colons, dashes or
+    /// spaces (`a1:b2:...`, as border routers and tools print keys), in either case; base64 and base64url (with and
+    /// without padding); and as a list of bytes, in C (`0xa1, 0xb2, ...`) or decimal (`161, 178, ...`). None for other
+    /// text, which is not decoded.
     static func datasetForms(of text: String) -> [String] {
         guard text.utf8.count >= 8, Hex.holdsOnlyHexCharacters(text),
             let dataset = try? OperationalDataset(hex: text)
@@ -273,8 +311,16 @@ final class SecretValues: Sendable {
         let secrets = [dataset.networkKey?.revealedBytes, dataset.pskc?.revealedBytes].compactMap { $0 }
         return secrets.flatMap { bytes -> [String] in
             let hex = Hex.encode(bytes)
-            let colons = bytes.map { Hex.encode([$0]) }.joined(separator: ":")
-            return [hex, hex.uppercased(), colons, colons.uppercased(), Data(bytes).base64EncodedString()]
+            let pairs = bytes.map { Hex.encode([$0]) }
+            let separated = [":", "-", " "].flatMap { separator -> [String] in
+                let joined = pairs.joined(separator: separator)
+                return [joined, joined.uppercased()]
+            }
+            let base64 = Data(bytes).base64EncodedString()
+            let base64URL = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            let unpadded = base64URL.replacingOccurrences(of: "=", with: "")
+            let lists = [pairs.map { "0x" + $0 }.joined(separator: ", "), bytes.map { String($0) }.joined(separator: ", ")]
+            return [hex, hex.uppercased()] + separated + [base64, base64URL, unpadded] + lists
         }
     }
 
