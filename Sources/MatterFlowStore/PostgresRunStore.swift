@@ -419,7 +419,8 @@ public final class PostgresRunStore: RunStore {
     // MARK: - Submitting
 
     /// Queues a run of a workflow. Secret inputs are not stored: their values are replaced by `"<redacted>"` and
-    /// their names listed, so a worker knows to take them from its secrets directory. Submitting the same run again
+    /// their names listed, so a worker knows to take them from its secrets directory; so are the inputs and answers
+    /// that hold a secret's value (``MatterFlow/Workflow/secretNames(inputs:answers:)``). Submitting the same run again
     /// (same ID, workflow file, structure, inputs and answers) queues nothing more and says so.
     /// - Throws: ``StoreError`` `runExists` when another run has the ID, `invalidRunID` for an ID that cannot name
     ///   the run's files (``RunIDRule``), `invalidSubmission` when workers could not run it: the workflow was not
@@ -446,17 +447,13 @@ public final class PostgresRunStore: RunStore {
     ) throws(StoreError) -> SubmittedRun {
         if let problem = RunIDRule.problem(with: runID) { throw StoreError(.invalidRunID, problem) }
         if let problem = Self.submissionProblem(workflow, inputs: inputs) { throw StoreError(.invalidSubmission, problem) }
+        // Secret inputs and answers, and those holding a secret's value, are kept in the secrets directory only.
+        let (secrets, secretAnswers) = workflow.secretNames(inputs: inputs, answers: answers)
         var stored = inputs
-        var secrets: [String] = []
-        for declaration in workflow.inputs where declaration.secret && inputs[declaration.name] != nil {
-            stored[declaration.name] = .string(RunOptions.redacted)
-            secrets.append(declaration.name)
-        }
-        let secretQuestions = workflow.secretQuestionNames
+        for name in secrets { stored[name] = .string(RunOptions.redacted) }
         let storedAnswers = answers.sorted { $0.key < $1.key }.map { name, value in
-            JSONObject.Member(key: name, value: secretQuestions.contains(name) ? .string(RunOptions.redacted) : value)
+            JSONObject.Member(key: name, value: secretAnswers.contains(name) ? .string(RunOptions.redacted) : value)
         }
-        let secretAnswers = answers.keys.filter(secretQuestions.contains).sorted()
         let parameters: [String?] = [
             runID, workflow.name, workflow.file, structureID, JSONWriter.compact(.object(stored)), Self.textArrayLiteral(secrets),
             JSONWriter.compact(.object(JSONObject(storedAnswers))), Self.textArrayLiteral(secretAnswers), secretsDigest,

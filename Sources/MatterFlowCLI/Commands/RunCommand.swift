@@ -94,7 +94,8 @@ struct RunCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err) else {
+        let shownSecrets = arguments.flag("show-secrets") ? nil : workflow.secretRedactor(inputs: inputs)
+        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err, secrets: shownSecrets) else {
             return ExitCode.invalidInput
         }
         // SIGINT, SIGTERM and SIGHUP are routed from before the hub starts, so a signal at any moment stops the hub's

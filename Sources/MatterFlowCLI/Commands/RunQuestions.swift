@@ -31,11 +31,12 @@ final class RunQuestions: Sendable {
     /// The answers of the command's `--answer NAME=VALUE` pairs; nil once a name no ask state of the workflow has,
     /// or an answer that cannot fit its question whatever the run does (``fitAhead(_:workflow:err:)``),
     /// is reported to `err` (the command exits 2): before the run acts on a hub. A name given twice is a usage error.
+    /// `secrets`: the run's secrets, taken out of what is reported (an answer that quotes the passcode).
     static func answers(
-        _ arguments: ParsedArguments, workflow: Workflow, command: String, err: any TextSink
+        _ arguments: ParsedArguments, workflow: Workflow, command: String, err: any TextSink, secrets: SecretRedactor? = nil
     ) throws(UsageError) -> [String: JSONValue]? {
         switch try parseAnswers(arguments.all("answer"), workflow: workflow, command: command) {
-        case .success(let given): return fitAhead(given, workflow: workflow, err: err) ? given : nil
+        case .success(let given): return fitAhead(given, workflow: workflow, err: err, secrets: secrets) ? given : nil
         case .failure(let error):
             MatterflowTool.report(error.diagnostics, to: err)
             return nil
@@ -65,19 +66,21 @@ final class RunQuestions: Sendable {
 
     /// Reports each answer that cannot fit its question, as far as the workflow tells before the question is asked
     /// (``Workflow/answerMisfit(_:to:)``); false when one was reported.
-    static func fitAhead(_ answers: [String: JSONValue], workflow: Workflow, err: any TextSink) -> Bool {
-        report(answers, err: err, fitting: "its question") { name, value in workflow.answerMisfit(value, to: name) }
+    static func fitAhead(_ answers: [String: JSONValue], workflow: Workflow, err: any TextSink, secrets: SecretRedactor? = nil) -> Bool {
+        report(answers, err: err, fitting: "its question", secrets: secrets) { name, value in workflow.answerMisfit(value, to: name) }
     }
 
-    /// Reports an `invalidAnswer` for each answer `misfit` gives a reason for (`--answer NAME does not fit <what>:`);
-    /// false when one was reported.
+    /// Reports an `invalidAnswer` for each answer `misfit` gives a reason for (`--answer NAME does not fit <what>:`),
+    /// without `secrets`; false when one was reported.
     static func report(
-        _ answers: [String: JSONValue], err: any TextSink, fitting what: String, misfit: (String, JSONValue) -> AnswerError?
+        _ answers: [String: JSONValue], err: any TextSink, fitting what: String, secrets: SecretRedactor? = nil,
+        misfit: (String, JSONValue) -> AnswerError?
     ) -> Bool {
         let diagnostics = answers.keys.sorted().compactMap { name -> Diagnostic? in
             guard let value = answers[name], let reason = misfit(name, value) else { return nil }
+            let message = "--answer \(name) does not fit \(what): \(reason.message)"
             return Diagnostic(
-                severity: .error, code: "invalidAnswer", message: "--answer \(name) does not fit \(what): \(reason.message)", file: "--answer")
+                severity: .error, code: "invalidAnswer", message: secrets.map { $0.redacting(message) } ?? message, file: "--answer")
         }
         MatterflowTool.report(diagnostics, to: err)
         return diagnostics.isEmpty

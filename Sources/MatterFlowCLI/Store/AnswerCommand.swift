@@ -76,12 +76,18 @@ struct AnswerCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err),
-            Self.fitNow(answers, waiting: waiting, err: err)
+        let directory = arguments.value("secrets")
+        // The run's secrets, as its secrets directory keeps them: not quoted back, and an answer holding one is kept
+        // as a secret answer is.
+        let kept = directory.map(SecretInbox.init(directory:)).map { inbox in
+            [SecretInbox.Kind.inputs, .answers].compactMap { try? inbox.takeIfPresent(runID: runID, kind: $0) }.map(JSONValue.object)
+        } ?? []
+        let secrets = SecretRedactor(kept)
+        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err, secrets: secrets),
+            Self.fitNow(answers, waiting: waiting, err: err, secrets: secrets)
         else { return ExitCode.invalidInput }
         let secretQuestions = workflow.secretQuestionNames
-        let secretNames = answers.keys.filter(secretQuestions.contains).sorted()
-        let directory = arguments.value("secrets")
+        let secretNames = answers.keys.filter { secretQuestions.contains($0) || answers[$0].map(secrets.holdsSecret) == true }.sorted()
         if directory == nil, let refused = SubmitCommand.secretsWithoutDirectory(inputs: [], answers: secretNames, command: Self.spec.name) {
             throw refused
         }
@@ -99,7 +105,7 @@ struct AnswerCommand {
             var status = submission.status
             for name in answers.keys.sorted() {
                 guard let value = answers[name] else { continue }
-                status = try store.answer(runID: runID, name: name, value: value, secret: secretQuestions.contains(name))
+                status = try store.answer(runID: runID, name: name, value: value, secret: secretNames.contains(name))
             }
             environment.standardOutput.line(status)
             return ExitCode.success
@@ -138,8 +144,8 @@ struct AnswerCommand {
 
     /// Reports each answer that does not fit the question of its name the run waits for now, checked as the run
     /// checks it (a choice among the choices it resolved); false when one was reported.
-    static func fitNow(_ answers: [String: JSONValue], waiting: [WaitingQuestion], err: any TextSink) -> Bool {
-        RunQuestions.report(answers, err: err, fitting: "the question the run waits for") { name, value in
+    static func fitNow(_ answers: [String: JSONValue], waiting: [WaitingQuestion], err: any TextSink, secrets: SecretRedactor? = nil) -> Bool {
+        RunQuestions.report(answers, err: err, fitting: "the question the run waits for", secrets: secrets) { name, value in
             Question.misfit(of: value, among: waiting.map(\.question).filter { $0.answers(to: name) })
         }
     }

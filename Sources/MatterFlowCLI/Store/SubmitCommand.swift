@@ -62,7 +62,8 @@ struct SubmitCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
-        guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err)
+        guard let answers = try RunQuestions.answers(
+            arguments, workflow: workflow, command: Self.spec.name, err: err, secrets: workflow.secretRedactor(inputs: inputs))
         else { return ExitCode.invalidInput }
         let unanswered = workflow.askStates(unansweredBy: Set(answers.keys))
         if !unanswered.isEmpty {
@@ -70,9 +71,8 @@ struct SubmitCommand {
                 "warning: \(workflow.name) asks questions no --answer answers (\(unanswered.joined(separator: ", "))); each waits "
                     + "for `matterflow answer RUN --answer NAME=VALUE` until its timeout, then the run takes that state's onTimeout path")
         }
-        let secretNames = workflow.inputs.filter { $0.secret && inputs[$0.name] != nil }.map(\.name)
-        let secretQuestions = workflow.secretQuestionNames
-        let secretAnswerNames = answers.keys.filter(secretQuestions.contains).sorted()
+        // A value holding a secret's (a device name holding the passcode) is kept as the secret is.
+        let (secretNames, secretAnswerNames) = workflow.secretNames(inputs: inputs, answers: answers)
         if arguments.value("secrets") == nil,
             let refused = Self.secretsWithoutDirectory(inputs: secretNames, answers: secretAnswerNames, command: Self.spec.name)
         {
