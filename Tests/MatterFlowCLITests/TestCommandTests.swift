@@ -231,6 +231,36 @@ struct TestCommandTests {
             "\(intoDirectory.stderr)")
     }
 
+    @Test("--junit writes through a symbolic link and into a device or a FIFO, never replacing one with a file")
+    func junitIntoLinksAndDevices() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let good = try directory.write(Self.roomsFixture(name: "rooms", expect: #"{ "outcome": "succeeded" }"#), to: "good.fixture.json")
+        try FileManager.default.createDirectory(atPath: directory.file("reports"), withIntermediateDirectories: true)
+        try "old".write(toFile: directory.file("reports/report.xml"), atomically: true, encoding: .utf8)
+        let link = directory.file("report.xml")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "reports/report.xml")
+        let linked = await matterflow(["test", good, "--junit", link])
+        #expect(linked.code == 0, "\(linked.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "reports/report.xml", "the link stays a link")
+        #expect(try String(contentsOfFile: directory.file("reports/report.xml"), encoding: .utf8).hasPrefix("<?xml"))
+
+        let fifo = directory.file("fifo")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let unread = await matterflow(["test", good, "--junit", fifo])
+        #expect(unread.code == 1 && unread.stderr.contains("which is not a regular file (no process reads it)"), "\(unread.stderr)")
+        var info = stat()
+        #expect(stat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is still one")
+
+        // A device of the test's own (the null device's numbers), never the system's: only where devices may be made.
+        let device = directory.file("null")
+        if mknod(device, S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 {
+            let null = await matterflow(["test", good, "--junit", device])
+            #expect(null.code == 0, "\(null.stderr)")
+            #expect(stat(device, &info) == 0 && info.st_mode & S_IFMT == S_IFCHR, "the device is still one")
+        }
+    }
+
     @Test func aMissingPathExitsTwo() async {
         let run = await matterflow(["test", "/nonexistent/fixtures"])
         #expect(run.code == 2)

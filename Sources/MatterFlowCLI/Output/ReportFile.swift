@@ -1,9 +1,17 @@
 import Foundation
 import MatterFlowSimulator
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A report a command writes to a file named on its command line (`test --junit`, `store metrics --output`,
 /// `worker --metrics-file`): replaced whole (a reader never sees half of it), readable by others (a CI system or a
 /// collector running as another user).
+///
+/// A symbolic link is written through: the file it names is replaced, and the link stays. A path that names no
+/// regular file (a device such as `/dev/null` or `/dev/stdout`, a FIFO a reader holds open) is written into as it is,
+/// never replaced by a file.
 enum ReportFile {
     /// The stable code of an output that could not be written: a report file (`--junit`, `--output`) or standard
     /// output itself.
@@ -11,15 +19,57 @@ enum ReportFile {
 
     /// Writes `text` to `path`; nil when it was written, else why not and what to check, for a message about `what`.
     static func write(_ text: String, to path: String, what: String) -> String? {
+        var info = stat()
+        if !path.utf8.contains(0), stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
+            return writeInPlace(text, to: path, what: what)
+        }
+        let target = linkTarget(of: path) ?? path
         do {
-            try AtomicFile.write(text, to: path, mode: 0o644)
+            try AtomicFile.write(text, to: target, mode: 0o644)
             return nil
         } catch {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
                 return "the \(what) could not be written: \(path) is a directory; give the path of a file (in it, or elsewhere)"
             }
-            return "the \(what) could not be written (\(error)); check that \(path)'s directory exists and is writable"
+            return "the \(what) could not be written (\(error)); check that \(target)'s directory exists and is writable"
         }
+    }
+
+    /// The path a symbolic link at `path` leads to, links followed to the end (the last one may name a file that does
+    /// not exist yet); nil when `path` is no link.
+    static func linkTarget(of path: String) -> String? {
+        var current = path
+        for _ in 0..<40 {
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
+                return current == path ? nil : current
+            }
+            let directory = (current as NSString).deletingLastPathComponent
+            current = destination.hasPrefix("/") || directory.isEmpty ? destination : directory + "/" + destination
+        }
+        return current
+    }
+
+    /// Writes `text` into the device or FIFO at `path` as it is; a FIFO no reader holds open is refused at once
+    /// rather than waited on.
+    private static func writeInPlace(_ text: String, to path: String, what: String) -> String? {
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let reason = errno == ENXIO ? "no process reads it" : String(cString: strerror(errno))
+            return "the \(what) could not be written to \(path), which is not a regular file (\(reason))"
+        }
+        defer { close(descriptor) }
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return "the \(what) could not be written to \(path) (\(String(cString: strerror(errno))))"
+            }
+            bytes = bytes.dropFirst(written)
+        }
+        return nil
     }
 }
