@@ -107,6 +107,9 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
     /// A repeat state ran its body `maxIterations` times without its `until` condition holding; code
     /// ``ErrorCode/resourceExhausted``.
     public static let repeatExhausted = known("repeatExhausted")
+    /// A value a state built from its template (a string put together, a list or object of references) is larger
+    /// than ``Scope/valueLimit`` bytes as JSON; code ``ErrorCode/resourceExhausted``.
+    public static let valueTooLarge = known("valueTooLarge")
 
     /// The documented mapping from cause to canonical code.
     public static let table: [(cause: ErrorCause, code: ErrorCode, meaning: String)] = [
@@ -145,5 +148,6 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.mapTooManyItems, .outOfRange, "a map state's list has more elements than its maxItems"),
         (.mapElementsFailed, .aborted, "more elements of a map state failed than its tolerateFailures allows"),
         (.repeatExhausted, .resourceExhausted, "a repeat state ran its body maxIterations times without its until condition holding"),
+        (.valueTooLarge, .resourceExhausted, "a value a state built from its template is larger than 16 MiB as JSON"),
     ]
 }

@@ -107,21 +107,72 @@ struct Scope: Sendable {
                 case .text(let literal): text += literal
                 case .reference(let reference):
                     guard let value = resolve(reference) else { throw unresolved(reference) }
-                    text += value.stringValue ?? JSONWriter.compact(value)
+                    if let string = value.stringValue {
+                        guard text.utf8.count + string.utf8.count <= Self.valueLimit else { throw Self.tooLarge("a string") }
+                        text += string
+                    } else {
+                        guard Self.encodedSize(of: value, within: Self.valueLimit - text.utf8.count) != nil else {
+                            throw Self.tooLarge("a string")
+                        }
+                        text += JSONWriter.compact(value)
+                    }
                 }
             }
+            guard text.utf8.count <= Self.valueLimit else { throw Self.tooLarge("a string") }
             return .string(text)
         case .array(let elements):
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
             for element in elements { values.append(try evaluate(element)) }
-            return .array(values)
+            let value = JSONValue.array(values)
+            guard Self.encodedSize(of: value, within: Self.valueLimit) != nil else { throw Self.tooLarge("a list") }
+            return value
         case .object(let members):
             var object = JSONObject()
             object.reserveCapacity(members.count)
             for member in members { object[member.key] = try evaluate(member.value) }
+            guard Self.encodedSize(of: .object(object), within: Self.valueLimit) != nil else { throw Self.tooLarge("an object") }
             return .object(object)
         }
+    }
+
+    /// The most bytes a value a template builds may take as JSON (16 MiB): a string that doubles at each of a few
+    /// dozen states, or a list holding a list twice at each, would otherwise take all the memory there is, or more
+    /// time than there is to write into a journal.
+    static let valueLimit = 16 << 20
+
+    private static func tooLarge(_ what: String) -> FlowError {
+        FlowError(
+            .valueTooLarge,
+            "the state builds \(what) larger than \(valueLimit >> 20) MiB as JSON; a value that grows at each step (a string holding itself twice) is bounded")
+    }
+
+    /// About how many bytes `value` takes as compact JSON (strings by their UTF-8 bytes, without escapes), or nil once
+    /// that passes `budget`: a value holding one list many times over is counted as written, each time, and the walk
+    /// stops at the budget, so it costs at most that many steps.
+    static func encodedSize(of value: JSONValue, within budget: Int) -> Int? {
+        var left = budget
+        func walk(_ value: JSONValue) -> Bool {
+            switch value {
+            case .string(let text): left -= text.utf8.count + 2
+            case .int, .double: left -= 8
+            case .null, .bool: left -= 5
+            case .array(let elements):
+                left -= 2
+                for element in elements {
+                    left -= 1
+                    guard left >= 0, walk(element) else { return false }
+                }
+            case .object(let object):
+                left -= 2
+                for member in object.members {
+                    left -= member.key.utf8.count + 4
+                    guard left >= 0, walk(member.value) else { return false }
+                }
+            }
+            return left >= 0
+        }
+        return walk(value) ? budget - left : nil
     }
 
     private func unresolved(_ reference: Reference) -> FlowError {

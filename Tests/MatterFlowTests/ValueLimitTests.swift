@@ -1,0 +1,46 @@
+import MatterFlow
+import MatterFlowJSON
+import Testing
+
+/// A value a state builds from its template is bounded: one that grows at each step (a string or a list holding
+/// itself twice) fails the state with `valueTooLarge` instead of taking all the memory there is.
+@Suite struct ValueLimitTests {
+    /// `init` sets `x` to `first`; each of 40 states sets `x` to `doubled`, which holds `x` twice.
+    static func doubling(first: String, doubled: String) -> String {
+        var states = [#""init": {"type": "assign", "set": {"x": \#(first)}, "next": "s0"}"#]
+        for index in 0..<40 {
+            states.append(#""s\#(index)": {"type": "assign", "set": {"x": \#(doubled)}, "next": "s\#(index + 1)"}"#)
+        }
+        states.append(#""s40": {"type": "succeed"}"#)
+        return #"{"workflow": "d", "version": 1, "start": "init", "states": {\#(states.joined(separator: ", "))}}"#
+    }
+
+    func run(_ text: String) async throws -> RunResult {
+        let options = RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 1))
+        return try await WorkflowEngine().run(try loadWorkflow(text), inputs: [:], on: ScriptedHub(), options: options)
+    }
+
+    @Test("a string that doubles at each state fails with valueTooLarge once past 16 MiB, naming the state")
+    func doublingString() async throws {
+        let result = try await run(Self.doubling(first: #""abcdefgh""#, doubled: #""${vars.x}${vars.x}""#))
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .valueTooLarge && result.error?.code == .resourceExhausted, "\(String(describing: result.error))")
+        // 8 bytes doubled 21 times is 16 MiB; the 22nd doubling passes it.
+        #expect(result.error?.state == "s21", "\(String(describing: result.error))")
+    }
+
+    @Test("a list holding the last one twice at each state fails alike, though its copies share their storage")
+    func doublingList() async throws {
+        let result = try await run(Self.doubling(first: #""abcdefgh""#, doubled: #"["${vars.x}", "${vars.x}"]"#))
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .valueTooLarge, "\(String(describing: result.error))")
+    }
+
+    @Test("a value under the limit is built as before")
+    func underTheLimit() async throws {
+        let text = #"{"workflow": "d", "version": 1, "start": "a", "states": {"a": {"type": "assign", "set": {"x": "ab"}, "next": "b"}, "b": {"type": "assign", "set": {"y": ["${vars.x}${vars.x}", {"k": "${vars.x}"}]}, "next": "done"}, "done": {"type": "succeed", "output": "${vars.y}"}}}"#
+        let result = try await run(text)
+        #expect(result.outcome == .succeeded)
+        #expect(result.output == ["abab", ["k": "ab"]])
+    }
+}
