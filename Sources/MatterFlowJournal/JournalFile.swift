@@ -108,9 +108,12 @@ package struct JournalFile: Sendable {
         switch FileBytes.contents(of: path, regularOnly: true) {
         case .success(let bytes): return bytes
         case .failure(.cannotOpen(let reason)):
-            throw failure(reason == ENOENT ? .runNotFound : .journalUnreadable, "cannot open \(path)")
-        case .failure(.cannotRead), .failure(.tooLarge):
-            throw failure(.journalUnreadable, "cannot read \(path)")
+            throw JournalError(reason == ENOENT ? .runNotFound : .journalUnreadable, "cannot open \(path): \(String(cString: strerror(reason)))")
+        case .failure(.cannotRead(let reason)):
+            let why = reason == EISDIR ? "it is a directory, not a journal file; remove it from the journal directory" : String(cString: strerror(reason))
+            throw JournalError(.journalUnreadable, "cannot read \(path): \(why)")
+        case .failure(.tooLarge):
+            throw JournalError(.journalUnreadable, "cannot read \(path): it is larger than a journal file can be")
         case .failure(.notAFile):
             throw JournalError(.journalUnreadable, "\(path) is a FIFO, device or socket, not a journal file; remove it from the journal directory")
         }

@@ -164,6 +164,12 @@ struct JournalDirectoryTests {
         #expect(listed.code == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("run-00000000f1f0.journal is a FIFO, device or socket, not a journal file"), "\(listed.stdout)")
         #expect(listed.stdout.contains("run-0000000000de.journal is a FIFO, device or socket, not a journal file"), "\(listed.stdout)")
+        // A directory with a journal's name says so, in the listing and in its history.
+        try FileManager.default.createDirectory(atPath: journal + "/run-00000000d1d0.journal", withIntermediateDirectories: true)
+        let again = await matterflowVirtual(["runs", "--journal", journal])
+        #expect(again.stdout.contains("run-00000000d1d0.journal: it is a directory, not a journal file"), "\(again.stdout)")
+        let history = await matterflowVirtual(["history", "run-00000000d1d0", "--journal", journal])
+        #expect(history.code == 2 && history.stderr.contains("it is a directory, not a journal file") && !history.stderr.contains("Success"), "\(history.stderr)")
     }
 
     @Test("run --journal still creates its directory: it is the writer")
