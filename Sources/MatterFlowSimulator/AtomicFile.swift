@@ -40,8 +40,10 @@ package enum AtomicFile {
     }
 
     /// Writes `text` to `path` atomically, as a file with `mode` (less the umask): by default readable and writable
-    /// by its owner only (a home can hold a Thread network's credentials).
-    package static func write(_ text: String, to path: String, mode: mode_t = 0o600) throws(WriteError) {
+    /// by its owner only (a home can hold a Thread network's credentials). A symbolic link is written through: the
+    /// file it leads to is replaced, and the link stays.
+    package static func write(_ text: String, to given: String, mode: mode_t = 0o600) throws(WriteError) {
+        let path = linkTarget(of: given) ?? given
         let directory = parent(of: path)
         let name = String(path.split(separator: "/").last ?? "file")
         var generator = SystemRandomNumberGenerator()
@@ -96,6 +98,20 @@ package enum AtomicFile {
         close(descriptor)
         unlink(probe)
         return nil
+    }
+
+    /// The path a symbolic link at `path` leads to, links followed to the last (which may name a file not there
+    /// yet); nil when `path` is no link. Relative targets are taken from the link's directory.
+    package static func linkTarget(of path: String) -> String? {
+        var current = path
+        for _ in 0..<40 {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count > 0 else { return current == path ? nil : current }
+            let destination = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = destination.hasPrefix("/") || !current.contains("/") ? destination : parent(of: current) + "/" + destination
+        }
+        return current
     }
 
     /// The directory part of a path (`.` for a bare name).

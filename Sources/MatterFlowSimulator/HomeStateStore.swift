@@ -54,7 +54,18 @@ public struct HomeStateStore: Sendable {
         do {
             return try HomeDescription.load(path: file)
         } catch {
-            if error.diagnostics.count == 1, error.diagnostics[0].code == DiagnosticCode.fileNotFound { return nil }
+            if error.diagnostics.count == 1, error.diagnostics[0].code == DiagnosticCode.fileNotFound {
+                // A link whose file is gone (a volume not mounted) is not a directory without state.
+                if let target = AtomicFile.linkTarget(of: file) {
+                    throw DiagnosticsError([
+                        Diagnostic(
+                            severity: .error, code: unusableDirectoryCode,
+                            message: "\(fileName) is a symbolic link to \(target), which is not there; restore it (mount its volume), or remove the link to start from a new home",
+                            file: file)
+                    ])
+                }
+                return nil
+            }
             throw error
         }
     }

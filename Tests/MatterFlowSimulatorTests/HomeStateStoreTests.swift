@@ -30,6 +30,29 @@ struct HomeStateStoreTests {
         #expect(saved == (try await hub.snapshot(structure: structure)))
     }
 
+    @Test("a home.json that is a symbolic link is written through, the link kept; one whose file is gone is refused")
+    func linkedStateFile() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let kept = directory + "/volume"
+        try FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/state/home.json", withDestinationPath: "../volume/home.json")
+        // The file the link names is not there yet: not a directory without state (its volume may not be mounted).
+        #expect(throws: DiagnosticsError.self) { try HomeStateStore(directory: directory + "/state", startingFrom: TestHomes.basic()) }
+        do {
+            _ = try HomeStateStore(directory: directory + "/state", startingFrom: TestHomes.basic())
+        } catch {
+            #expect(error.diagnostics.first?.code == HomeStateStore.unusableDirectoryCode)
+            #expect(error.diagnostics.first?.message.contains("is a symbolic link to") == true, "\(error.diagnostics)")
+        }
+        try TestHomes.basic().jsonText.write(toFile: kept + "/home.json", atomically: true, encoding: .utf8)
+        let hub = try openHub(directory + "/state")
+        _ = try await hub.prepareCommissioning(structure: structure)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/state/home.json") == "../volume/home.json")
+        #expect(try HomeDescription.load(path: kept + "/home.json").activeSession?.phase == .prepared)
+    }
+
     @Test("a device commissioned by one process is there for the next, and identifiers stay unique")
     func roundTrip() async throws {
         let directory = try makeTemporaryDirectory()

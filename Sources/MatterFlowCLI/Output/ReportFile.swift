@@ -23,7 +23,7 @@ enum ReportFile {
         if !path.utf8.contains(0), stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
             return writeInPlace(text, to: path, what: what)
         }
-        let target = linkTarget(of: path) ?? path
+        let target = AtomicFile.linkTarget(of: path) ?? path
         do {
             try AtomicFile.write(text, to: target, mode: 0o644)
             return nil
@@ -34,20 +34,6 @@ enum ReportFile {
             }
             return "the \(what) could not be written (\(error)); check that \(target)'s directory exists and is writable"
         }
-    }
-
-    /// The path a symbolic link at `path` leads to, links followed to the end (the last one may name a file that does
-    /// not exist yet); nil when `path` is no link.
-    static func linkTarget(of path: String) -> String? {
-        var current = path
-        for _ in 0..<40 {
-            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
-                return current == path ? nil : current
-            }
-            let directory = (current as NSString).deletingLastPathComponent
-            current = destination.hasPrefix("/") || directory.isEmpty ? destination : directory + "/" + destination
-        }
-        return current
     }
 
     /// Writes `text` into the device or FIFO at `path` as it is; a FIFO no reader holds open is refused at once
