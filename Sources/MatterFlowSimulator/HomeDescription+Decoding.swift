@@ -225,6 +225,7 @@ final class HomeDecoder {
             latencies.finish()
         }
         simulation.sessionLeaseSeconds = reader.number("sessionLeaseSeconds", in: NumberLimits.duration)
+        var products: [String: String] = [:]
         for (index, element) in (reader.array("bridges") ?? []).enumerated() {
             let pointer = JSONPointer.appending(index, to: reader.pointer("bridges"))
             guard let bridge = collector.object(element, at: pointer, what: "a bridge") else { continue }
@@ -233,6 +234,14 @@ final class HomeDecoder {
             let count = boundedInt(bridge, "bridgedDevices", required: true, 1...256)
             bridge.finish()
             guard let vendorID, let productID, let count else { continue }
+            // The product makes a commissioned device a bridge: a second entry for it could only be ignored.
+            let product = "vendorID \(vendorID), productID \(productID)"
+            guard
+                isFirstUse(
+                    of: product, in: products, at: pointer, HomeDiagnosticCode.duplicateID, "bridge product",
+                    advice: "give each product one entry, with the bridged devices it brings")
+            else { continue }
+            products[product] = pointer
             simulation.bridges.append(HomeDescription.Bridge(vendorID: vendorID, productID: productID, bridgedDevices: count))
         }
         reader.finish()

@@ -98,6 +98,12 @@ struct HomeDiagnosticsTests {
                 #"            {"id": "d", "name": "B", "vendorID": 1, "productID": 2}]"#),
             HomeDiagnosticCode.duplicateID, line: 5, column: 22),
         HomeMistake(
+            "two bridge entries for one product",
+            home(
+                #""simulation": {"bridges": [{"vendorID": 65521, "productID": 32768, "bridgedDevices": 256},"#,
+                #"                           {"vendorID": 65521, "productID": 32768, "bridgedDevices": 1}]}"#),
+            HomeDiagnosticCode.duplicateID, line: 5, column: 30, mentioning: "/simulation/bridges/0"),
+        HomeMistake(
             "duplicate room name",
             home(#""rooms": [{"id": "r1", "name": "Kitchen"}, {"id": "r2", "name": "Kitchen"}]"#),
             HomeDiagnosticCode.duplicateName, line: 4, column: 67),
