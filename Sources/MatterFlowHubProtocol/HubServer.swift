@@ -152,8 +152,9 @@ public final class HubServer: Sendable {
         }
         let id = message["id"] ?? .null
         if let problem = numberProblems.first {
-            // A number no value can hold: the request is answered (when its id is usable), never read with a clamped value.
-            let usable = id.intValue.map { $0 >= 1 } ?? false
+            // A number no value can hold: the request is answered (when its id is usable: not itself such a number,
+            // which reads clamped, an id the client never sent), never read with a clamped value.
+            let usable = !numberProblems.contains { $0.pointer == "/id" } && (id.intValue.map { $0 >= 1 } ?? false)
             let location = problem.pointer.isEmpty ? "" : "\(problem.pointer): "
             return answer(
                 usable ? id : .null, error: WireError.json(FlowError(.invalidArgumentValue, location + problem.message)))

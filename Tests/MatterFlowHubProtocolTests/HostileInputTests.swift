@@ -18,6 +18,7 @@ import Testing
         "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":\"x\"}}",
         "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"event\",\"params\":{\"subscription\":\"s\",\"structure\":\"h\",\"event\":{\"time\":1e300}}}",
         "\u{0}\u{1}\u{7f}", "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999999,\"method\":\"status\",\"params\":{}}",
     ]
 
     @Test func theServerAnswersEveryHostileLineAndKeepsServing() async throws {
@@ -47,6 +48,9 @@ import Testing
             #expect(answer["error"]?["data"]?["code"]?.stringValue == "invalidArgument", "\(answer)")
         }
         #expect(errorIDs.count >= 3)
+        // An id beyond 64 bits reads clamped: the answer to it carries a null id, never one the client did not send.
+        #expect(!peer.received.contains { $0.contains("\"id\":9223372036854775807") }, "\(peer.received)")
+        #expect(peer.received.contains { $0.hasPrefix("{\"jsonrpc\":\"2.0\",\"id\":null") && $0.contains("/id: 99999999999999999999999") }, "\(peer.received)")
     }
 
     @Test(arguments: HostileInputTests.hostileLines)
