@@ -185,9 +185,10 @@ enum JSONCBridge {
             if integer == .max || integer == .min { unusualNumbers = true }
             return .int(Int(integer))
         case json_type_double:
-            // NaN, Infinity and numbers beyond ±1.8e308 (which json-c reads as infinite).
+            // NaN, Infinity and numbers beyond ±1.8e308 (which json-c reads as infinite), and numbers too close to 0
+            // for a double (which it reads as 0; a written 0.0 is looked at too, and passes).
             let number = json_object_get_double(object)
-            if !number.isFinite { unusualNumbers = true }
+            if !number.isFinite || number == 0 { unusualNumbers = true }
             return .double(number)
         case json_type_string:
             let length = Int(json_object_get_string_len(object))

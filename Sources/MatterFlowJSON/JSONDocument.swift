@@ -72,8 +72,16 @@ public struct JSONDocument: Sendable {
                 guard Int64(text) == nil else { return nil }
                 message = "\(shown) is outside the range of a 64-bit integer (\(Int64.min)...\(Int64.max)); write a number within it"
             } else {
-                guard let number = Double(text), !number.isFinite else { return nil }
-                message = "\(shown) is beyond the largest number a file may hold (±1.8e308); write a smaller number"
+                guard let number = Double(text) else { return nil }
+                if number == 0 {
+                    // A number too small for a double reads as 0: it is not what the file says unless it says 0.
+                    let mantissa = text.prefix { $0 != "e" && $0 != "E" }
+                    guard mantissa.contains(where: { ("1"..."9").contains($0) }) else { return nil }
+                    message = "\(shown) is closer to 0 than the smallest number a file may hold (±4.9e-324); write 0, or a larger number"
+                } else {
+                    guard !number.isFinite else { return nil }
+                    message = "\(shown) is beyond the largest number a file may hold (±1.8e308); write a smaller number"
+                }
             }
             return Diagnostic(
                 severity: .error, code: DiagnosticCode.numberOutOfRange, message: message, file: file,

@@ -18,6 +18,8 @@ import Testing
         ("Infinity", "Infinity is not a number JSON allows"),
         ("-Infinity", "-Infinity is not a number JSON allows"),
         ("1e999", "1e999 is beyond the largest number"),
+        ("1e-400", "1e-400 is closer to 0 than the smallest number"),
+        ("-2.5e-999", "-2.5e-999 is closer to 0 than the smallest number"),
         ("-1e999", "-1e999 is beyond the largest number"),
         ("9223372036854775808", "9223372036854775808 is outside the range of a 64-bit integer"),
         ("-9223372036854775809", "-9223372036854775809 is outside the range of a 64-bit integer"),
@@ -46,14 +48,15 @@ import Testing
         #expect(found.map(\.pointer) == ["/a", "/b/c/0", "/d"])
     }
 
-    @Test func theLimitsThemselvesAndTinyNumbersAreAccepted() throws {
+    @Test func theLimitsThemselvesAndZeroAreAccepted() throws {
         let document = try JSONDocument.parse(
-            #"{"max": 9223372036854775807, "min": -9223372036854775808, "huge": 1.7976931348623157e308, "tiny": 1e-400}"#,
+            #"{"max": 9223372036854775807, "min": -9223372036854775808, "huge": 1.7976931348623157e308, "tiny": 5e-324, "zero": 0.0, "zeros": -0e-400}"#,
             file: "numbers.json")
         #expect(document.value["max"] == .int(Int.max))
         #expect(document.value["min"] == .int(Int.min))
         #expect(document.value["huge"] == .double(.greatestFiniteMagnitude))
-        #expect(document.value["tiny"] == .double(0))
+        #expect(document.value["tiny"] == .double(.leastNonzeroMagnitude))
+        #expect(document.value["zero"] == .double(0) && document.value["zeros"] == .double(0))
     }
 
     @Test func aLargeTextParsedAMemberAtATimeIsCheckedToo() {

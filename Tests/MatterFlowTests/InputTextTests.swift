@@ -38,6 +38,19 @@ import Testing
         #expect(error.outOfRange == outOfRange, "\(text): \(error.message)")
     }
 
+    @Test("a number too close to 0 for a 64-bit float is refused as out of range, not read as 0; 0 itself is 0")
+    func underflowIsRefused() throws {
+        for text in ["1e-400", "-2.5e-999"] {
+            guard case .failure(let error) = Self.number.value(fromText: text) else {
+                Issue.record("read \"\(text)\" as \(Self.number.value(fromText: text))")
+                continue
+            }
+            #expect(error.outOfRange, "\(text): \(error.message)")
+        }
+        #expect(try Self.number.value(fromText: "0e-400").get() == .double(0))
+        #expect(try Self.number.value(fromText: "5e-324").get() == .double(.leastNonzeroMagnitude))
+    }
+
     @Test("spellings JSON does not allow are refused, saying how JSON writes the number", arguments: [
         ("+1", "1"), (".5", "0.5"), ("1.", "1"), ("01", "1"), ("-.5", "-0.5"), ("+1.e3", "1e3"), ("00.50", "0.50"),
     ])
