@@ -62,6 +62,9 @@ public enum JournalFrame {
         case end
         /// An invalid or incomplete record; the reason says what is wrong.
         case invalid(String)
+        /// A whole record (its length, newline and checksum right) whose payload is not a JSON object MatterFlow
+        /// reads: written so, not torn by a crash. The reason says what is wrong; `end` is just after it.
+        case damaged(String, end: Int)
     }
 
     /// Decodes the record starting at `offset`.
@@ -81,9 +84,16 @@ public enum JournalFrame {
         guard bytes[end] == 0x0A else { return .invalid("the record's payload is not followed by a newline") }
         let body = bytes[start..<end]
         guard CRC32.checksum(body) == checksum else { return .invalid("the record's checksum does not match its payload") }
-        guard let document = try? JSONDocument.parse(String(decoding: body, as: UTF8.self), file: "<record>"),
-            let object = document.value.objectValue
-        else { return .invalid("the record's payload is not a JSON object") }
+        let document: JSONDocument
+        do {
+            document = try JSONDocument.parse(String(decoding: body, as: UTF8.self), file: "<record>")
+        } catch {
+            let finding = error.diagnostics.first.map { ": \($0.code) \($0.pointer.isEmpty ? "" : $0.pointer + " ")\($0.message)" } ?? ""
+            return .damaged("its checksum matches but its payload is not JSON MatterFlow reads\(finding)", end: end + 1)
+        }
+        guard let object = document.value.objectValue else {
+            return .damaged("its checksum matches but its payload is not a JSON object", end: end + 1)
+        }
         return .record(object, end: end + 1)
     }
 

@@ -88,6 +88,11 @@ public enum JournalReader {
                 contents.records.append(record)
                 offset = end
                 contents.validLength = end
+            case .damaged(let reason, let end):
+                // Whole, as written: damage to report, never a torn tail to cut off.
+                contents.problems.append("the record at byte \(offset) cannot be read (\(reason)); the journal is damaged")
+                offset = end
+                contents.validLength = end
             case .invalid(let reason):
                 if let later = firstValidRecord(in: bytes, after: offset) {
                     contents.problems.append(

@@ -101,6 +101,22 @@ struct JournalFormatTests {
         #expect(contents.records.count == records.count - 1)
     }
 
+    @Test("a last record whole as written (its checksum right) whose payload cannot be read is damage, kept, never a torn tail", arguments: [
+        #"{"seq":2,"type":"stateEntered","name":"\ud800"}"#, #"{"seq":2,"type":"stateEntered","wallTime":1e400}"#, #"[2]"#,
+    ])
+    func wholeButUnreadableLastRecord(payload: String) throws {
+        var bytes = Array(JournalFrame.header.utf8) + JournalFrame.encode(["seq": 1, "type": "runStarted"])
+        let offset = bytes.count
+        let body = Array(payload.utf8)
+        let crc = String(CRC32.checksum(body), radix: 16)
+        bytes += Array((String(format: "%08x ", body.count) + String(repeating: "0", count: 8 - crc.count) + crc + " ").utf8) + body + [0x0A]
+        let contents = try JournalReader.decode(bytes, path: "x")
+        #expect(contents.tornTail == nil, "a record written whole is not cut off as torn")
+        #expect(contents.validLength == bytes.count)
+        #expect(contents.records.map(\.type) == ["runStarted"])
+        #expect(contents.problems.count == 1 && contents.problems[0].hasPrefix("the record at byte \(offset) cannot be read ("), "\(contents.problems)")
+    }
+
     @Test("a sequence number past the largest a record may carry is damage, and the next number is still counted")
     func hugeSequenceNumbers() throws {
         let header = Array("MATTERFLOW-JOURNAL 1\n".utf8)
