@@ -35,6 +35,29 @@ struct HubCommandTests {
         #expect(!run.stderr.contains(Payloads.specQR))
     }
 
+    @Test("run --hub COMMAND: what the hub writes on its standard error reaches ours without the run's secrets, unless --show-secrets")
+    func hubStandardErrorWithoutSecrets() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let home = try directory.write(TestHomes.json(), to: "home.json")
+        // A hub being debugged: every request it reads is copied to its standard error, the onboarding payload too.
+        let script = try directory.write(
+            "#!/bin/sh\necho 'hub starting up' >&2\ntee /dev/stderr | \(try Self.serveCommand("--home", home, "--state", directory.file("state")))\n",
+            to: "hub.sh")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        let run = try await ChildProcess.run(
+            ["run", Repository.workflow("commission-device"), "--trace", "none", "--hub", script] + commissionInputs())
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("hub starting up"), "the hub's lines still reach standard error: \(run.stderr)")
+        #expect(run.stderr.contains("commissionDevice") && run.stderr.contains(RunOptions.redacted), "\(run.stderr)")
+        #expect(!run.stderr.contains(Payloads.specQR) && !run.stderr.contains("20202021"), "\(run.stderr)")
+        let shown = try await ChildProcess.run(
+            ["run", Repository.workflow("commission-device"), "--trace", "none", "--show-secrets", "--hub", script]
+                + commissionInputs(payload: Payloads.lampQR, name: "Desk"))
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stderr.contains(Payloads.lampQR), "--show-secrets shows them: \(shown.stderr)")
+    }
+
     @Test("hub serve --state keeps an instance ID beside the home, the same at every start; each run's journal records it")
     func hubServeKeepsItsInstance() async throws {
         let directory = try TemporaryDirectory()

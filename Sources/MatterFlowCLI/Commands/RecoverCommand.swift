@@ -96,7 +96,12 @@ struct RecoverCommand {
         // A signal stops the hub's handshake, or makes the runs being resumed take their cancel path; the command then
         // exits 128 + the signal.
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
-        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err, seedsState: false, signals: signals)
+        // A command hub's standard error reaches ours without the secrets of the runs recovery continues, and without
+        // the values after secret members' names.
+        let hubSecrets = SharedSecrets(secretNames: catalog.secretNames)
+        guard
+            let opened = await CommandHub.open(
+                endpoint, arguments: arguments, clock: clock, err: err, seedsState: false, signals: signals, secrets: hubSecrets)
         else {
             signals?.stop()
             return signals?.exitCode ?? ExitCode.invalidInput
@@ -107,6 +112,7 @@ struct RecoverCommand {
             resume: arguments.flag("resume"), inputs: inputs, engine: WorkflowEngine(catalog: catalog), clock: clock,
             testHook: crash?.hook, interrupt: interrupt)
         options.answers = answers
+        options.sharedSecrets = hubSecrets
         options.keepsRunsItCannotResume = true
         // What a resumed run shows goes to the person as `run` prints it: its secrets only to a terminal, or when
         // --show-secrets asks.

@@ -101,7 +101,12 @@ struct RunCommand {
         // SIGINT, SIGTERM and SIGHUP are routed from before the hub starts, so a signal at any moment stops the hub's
         // handshake, or takes the run's cancel path.
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
-        guard let opened = await CommandHub.open(endpoint, arguments: arguments, clock: clock, err: err, seedsState: true, signals: signals)
+        // What a command hub writes on its standard error reaches ours without the run's secrets (a hub that echoes
+        // its requests while being debugged), unless --show-secrets asks for them.
+        let hubSecrets = arguments.flag("show-secrets") ? nil : SharedSecrets(recentRuns: 1, secretNames: engine.catalog.secretNames)
+        guard
+            let opened = await CommandHub.open(
+                endpoint, arguments: arguments, clock: clock, err: err, seedsState: true, signals: signals, secrets: hubSecrets)
         else {
             signals?.stop()
             return signals?.exitCode ?? ExitCode.invalidInput
@@ -144,6 +149,7 @@ struct RunCommand {
             })
         options.cancellation = cancellation
         options.answers = answers
+        options.sharedSecrets = hubSecrets
         // The trace and the questions hear the run through the observer; the handle's stream is not read.
         options.eventBufferLimit = 0
         // A person answers in real seconds; virtual time stands still while they do.

@@ -170,9 +170,11 @@ struct CommandHub {
 
     /// Opens the hub; on failure, says why on `err` and returns nil (the command exits 2, or 128 + the signal when
     /// one of `signals` interrupted a remote hub's handshake). `seedsState`: see ``SimulatedHomeOpener/seedsState``.
+    /// `secrets`: a command hub's standard error lines go to `err` with them taken out (nil: the hub writes on this
+    /// process's standard error itself, as with `--show-secrets`).
     static func open(
         _ endpoint: HubEndpoint?, arguments: ParsedArguments, clock: any WorkflowClock, err: any TextSink, seedsState: Bool,
-        signals: InterruptSignals?
+        signals: InterruptSignals?, secrets: SharedSecrets? = nil
     ) async -> CommandHub? {
         guard let endpoint else {
             do {
@@ -187,7 +189,12 @@ struct CommandHub {
                 return nil
             }
         }
-        guard let connected = await HubOption.connect(endpoint, signals: signals, report: HubOption.printing(to: err)) else { return nil }
+        var hubErrors: (@Sendable (String) -> Void)?
+        if let secrets {
+            hubErrors = { line in err.line(secrets.redacting(line)) }
+        }
+        guard let connected = await HubOption.connect(endpoint, signals: signals, standardError: hubErrors, report: HubOption.printing(to: err))
+        else { return nil }
         return CommandHub(hub: connected.hub, simulated: nil, remote: connected)
     }
 
