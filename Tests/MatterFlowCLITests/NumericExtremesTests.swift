@@ -123,6 +123,9 @@ struct NumericExtremesTests {
             let time = try #require(await Self.bounded(run + ["--commissioner", "useKey@\(extreme)"]))
             let inRange = Double(extreme).map { $0 >= 0 && $0 <= 86_400 } ?? false
             #expect(inRange ? [0, 1].contains(time.code) : time.code == 64, "useKey@\(extreme.prefix(30)): \(time.stderr)")
+            if time.code == 64, Double(extreme) != nil {
+                #expect(time.stderr.contains("the time after @, \(extreme.prefix(20))"), "the number as written: \(time.stderr)")
+            }
             let count = try #require(await Self.bounded(run + ["--commissioner", "wrongKey*\(extreme)@1"]))
             #expect([0, 1, 64].contains(count.code), "wrongKey*\(extreme.prefix(30)): \(count.stderr)")
             let input = try #require(await Self.bounded(run + ["--input", "durationSeconds=\(extreme)"]))

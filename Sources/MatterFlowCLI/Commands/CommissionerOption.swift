@@ -41,8 +41,11 @@ enum CommissionerOption {
             guard let parsed = Double(text[text.index(after: at)...]) else {
                 throw failure("the time after @ must be a number of seconds in \(NumberLimits.elapsed)")
             }
-            if let problem = NumberLimits.elapsed.problem(with: parsed) {
-                throw failure("the time after @: \(problem)")
+            // The number as written, not as a double reads it (1e400 reads as inf).
+            let digits = text[text.index(after: at)...]
+            let written = digits.count > 40 ? "\(digits.prefix(20))… (\(digits.count) characters)" : String(digits)
+            if !parsed.isFinite || NumberLimits.elapsed.problem(with: parsed) != nil {
+                throw failure("the time after @, \(written), is outside \(NumberLimits.elapsed)")
             }
             seconds = parsed
             text = text[..<at]
