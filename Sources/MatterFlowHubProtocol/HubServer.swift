@@ -159,6 +159,19 @@ public final class HubServer: Sendable {
             return answer(
                 usable ? id : .null, error: WireError.json(FlowError(.invalidArgumentValue, location + problem.message)))
         }
+        // A string escaping half of a UTF-16 pair reads as U+FFFD: a name sent so would be kept other than sent. The
+        // request is refused with its id (a parse error could not name it, and the client would wait for its answer).
+        if line.utf8.contains(UInt8(ascii: "u")), line.contains("\\u"),
+            (try? JSONDocument.parse(line, file: "request", refusingLoneSurrogates: true)) == nil
+        {
+            let usable = id.intValue.map { $0 >= 1 } ?? false
+            return answer(
+                usable ? id : .null,
+                error: WireError.json(
+                    FlowError(
+                        .invalidArgumentValue,
+                        "a string of the request escapes half of a UTF-16 pair (a surrogate without its other half), which is no character; send the character itself, or both halves")))
+        }
         guard message["jsonrpc"]?.stringValue == "2.0", let method = message["method"]?.stringValue else {
             // Responses from the client (to nothing: servers send no requests) are ignored.
             if message["method"] == nil, message["result"] != nil || message["error"] != nil { return }

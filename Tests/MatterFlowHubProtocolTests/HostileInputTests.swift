@@ -19,6 +19,7 @@ import Testing
         "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"event\",\"params\":{\"subscription\":\"s\",\"structure\":\"h\",\"event\":{\"time\":1e300}}}",
         "\u{0}\u{1}\u{7f}", "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
         "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999999,\"method\":\"status\",\"params\":{}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"createAddDeviceRequest\",\"params\":{\"structure\":\"maple-street\",\"topology\":{\"ecosystemName\":\"E\\ud800\",\"homes\":[]}}}",
     ]
 
     @Test func theServerAnswersEveryHostileLineAndKeepsServing() async throws {
@@ -30,7 +31,7 @@ import Testing
         for line in Self.hostileLines { peer.sendRaw(line) }
         peer.sendRaw(#"{"jsonrpc":"2.0","id":101,"method":"status","params":{"structure":"maple-street"}}"#)
         // Requests are answered from tasks of their own, in any order: wait (bounded) until each checked one is.
-        let awaited: Set<Int> = [3, 4, 5, 101]
+        let awaited: Set<Int> = [3, 4, 5, 8, 101]
         let deadline = ContinuousClock.now + .seconds(60)
         func answeredIDs() -> Set<Int> {
             Set(peer.received.compactMap { try? JSONDocument.parse($0, file: "t").value["id"]?.intValue })
@@ -43,7 +44,7 @@ import Testing
         let answers = peer.received.compactMap { try? JSONDocument.parse($0, file: "t").value }
         let errorIDs = answers.filter { $0["error"] != nil }.compactMap { $0["id"]?.intValue }
         // The params that are not an object, the out-of-range duration and the bad dataset are invalid params.
-        for id in [3, 4, 5] {
+        for id in [3, 4, 5, 8] {
             let answer = try #require(answers.first { $0["id"]?.intValue == id }, "no answer to \(id)")
             #expect(answer["error"]?["data"]?["code"]?.stringValue == "invalidArgument", "\(answer)")
         }
