@@ -62,10 +62,8 @@ struct RepeatedSessionCallTests {
     func attemptSurvivesReload() async throws {
         let directory = try makeTemporaryDirectory()
         defer { removeDirectory(directory) }
-        func open() throws -> SimulatedHub {
-            try SimulatedHub(
-                stateStore: try HomeStateStore(directory: directory, startingFrom: TestHomes.basic()), clock: ManualClock())
-        }
+        // Each hub opened so stands for another process on the same state directory.
+        func open() throws -> SimulatedHub { try SharedStateDirectoryTests.openHub(directory) }
         let first = try open()
         try await prepareAndRequest(first)
         try await first.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-1")
@@ -86,10 +84,8 @@ struct RepeatedSessionCallTests {
     func repeatedRequest() async throws {
         let directory = try makeTemporaryDirectory()
         defer { removeDirectory(directory) }
-        func open() throws -> SimulatedHub {
-            try SimulatedHub(
-                stateStore: try HomeStateStore(directory: directory, startingFrom: TestHomes.basic()), clock: ManualClock())
-        }
+        // Each hub opened so stands for another process on the same state directory.
+        func open() throws -> SimulatedHub { try SharedStateDirectoryTests.openHub(directory) }
         let first = try open()
         _ = try await first.prepareCommissioning(structure: structure)
         let topology = Topology(ecosystemName: "Google Home", homes: [])
