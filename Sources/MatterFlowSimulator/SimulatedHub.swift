@@ -137,7 +137,11 @@ public actor SimulatedHub: Hub {
                 if orphaned { state.failCommissioning(sessionID: state.session.sessionID, commissioningID: commissioningID) }
                 return try state.beginCommissioning(commissioningID: commissioningID, deviceKey: deviceKey)
             }
-            guard case .began(let sessionID) = start else { return }
+            guard case .began(let sessionID) = start else {
+                // The repeat answers as the attempt did, but the faults a test plans for it still apply.
+                try await self.inject(faults)
+                return
+            }
             self.attemptsInFlight[attempt, default: 0] += 1
             defer { self.attemptsInFlight[attempt, default: 1] -= 1 }
             do {

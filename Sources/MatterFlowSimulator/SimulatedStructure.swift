@@ -134,9 +134,9 @@ struct SimulatedStructure: Sendable, Hashable {
     /// finds it finished.
     mutating func beginCommissioning(commissioningID: String, deviceKey: String?) throws(FlowError) -> CommissioningStart {
         try requireReachable()
-        if session.phase == .commissioned || session.phase == .configured, session.commissioningID == commissioningID {
+        if session.phase == .commissioned || session.phase == .configured, session.commissioningID == commissioningID, let deviceKey {
             let pending = session.pendingDeviceIDs
-            guard let deviceKey, home.devices.contains(where: { pending.contains($0.id) && $0.payloadKey == deviceKey }) else {
+            guard home.devices.contains(where: { pending.contains($0.id) && $0.payloadKey == deviceKey }) else {
                 throw FlowError(
                     .sessionOutOfOrder,
                     "commissioning attempt \"\(commissioningID)\" already commissioned another device in this session; a repeated attempt carries the same onboarding payload, and a new device needs a new session")

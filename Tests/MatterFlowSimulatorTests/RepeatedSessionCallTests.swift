@@ -43,6 +43,17 @@ struct RepeatedSessionCallTests {
         #expect(try await hub.snapshot(structure: structure).devices.count == before.devices.count)
     }
 
+    @Test("a fault planned for the repeat still applies: the repeat fails as planned, and the device stays the one")
+    func faultsApplyToTheRepeat() async throws {
+        let (hub, _, pending) = try await commissionedHub()
+        let unreachable = FlowError(.hubUnreachable, "no route")
+        await hub.addFault(.fail(.commissionDevice, attempts: 2...2, with: unreachable), structure: structure)
+        await expectFailure(.hubUnreachable) {
+            try await hub.commissionDevice(structure: structure, onboardingPayload: Payloads.specQR, commissioningID: "c-1")
+        }
+        #expect(try await hub.snapshot(structure: structure).activeSession?.deviceIDs == pending)
+    }
+
     @Test("another attempt, or the same attempt with another payload, is refused with sessionOutOfOrder")
     func otherAttemptsRefused() async throws {
         let (hub, _, pending) = try await commissionedHub()

@@ -24,7 +24,8 @@ public struct HubSessionInfo: Sendable, Hashable {
     public var owner: String?
     /// Devices commissioned in the session and not completed yet.
     public var pendingDeviceIDs: [String]
-    /// The attempt in progress while `commissioning`.
+    /// The attempt in progress while `commissioning`, or the one whose devices are pending (`commissioned`,
+    /// `configured`), when the hub says.
     public var commissioningID: String?
     /// The chosen device name once `configured`.
     public var deviceName: String?
