@@ -88,7 +88,8 @@ public enum JournalFrame {
         do {
             document = try JSONDocument.parse(String(decoding: body, as: UTF8.self), file: "<record>")
         } catch {
-            let finding = error.diagnostics.first.map { ": \($0.code) \($0.pointer.isEmpty ? "" : $0.pointer + " ")\($0.message)" } ?? ""
+            // What the parser found, by its code and place: its advice is for people writing files.
+            let finding = error.diagnostics.first.map { ": \($0.code)\($0.pointer.isEmpty ? "" : " at " + $0.pointer)" } ?? ""
             return .damaged("its checksum matches but its payload is not JSON MatterFlow reads\(finding)", end: end + 1)
         }
         guard let object = document.value.objectValue else {

@@ -110,8 +110,11 @@ public enum JournalReader {
     private static func firstValidRecord(in bytes: [UInt8], after offset: Int) -> Int? {
         var index = offset
         while index < bytes.count {
-            if bytes[index] == 0x0A, index + 1 < bytes.count, case .record = JournalFrame.decode(bytes, at: index + 1) {
-                return index + 1
+            if bytes[index] == 0x0A, index + 1 < bytes.count {
+                switch JournalFrame.decode(bytes, at: index + 1) {
+                case .record, .damaged: return index + 1
+                case .end, .invalid: break
+                }
             }
             index += 1
         }

@@ -115,6 +115,11 @@ struct JournalFormatTests {
         #expect(contents.validLength == bytes.count)
         #expect(contents.records.map(\.type) == ["runStarted"])
         #expect(contents.problems.count == 1 && contents.problems[0].hasPrefix("the record at byte \(offset) cannot be read ("), "\(contents.problems)")
+        // After a stretch of garbage too: the whole record found past it is damage, and nothing is torn.
+        let garbled = Array(bytes[..<offset]) + Array("garbage\n".utf8) + Array(bytes[offset...])
+        let past = try JournalReader.decode(garbled, path: "x")
+        #expect(past.tornTail == nil && past.validLength == garbled.count, "\(past.problems)")
+        #expect(past.problems.count == 2, "the garbage and the record: \(past.problems)")
     }
 
     @Test("a sequence number past the largest a record may carry is damage, and the next number is still counted")
