@@ -44,6 +44,10 @@ package enum AtomicFile {
     /// file it leads to is replaced, and the link stays.
     package static func write(_ text: String, to given: String, mode: mode_t = 0o600) throws(WriteError) {
         let path = linkTarget(of: given) ?? given
+        var link = stat()
+        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+            throw WriteError(step: "cannot follow \(given)", reason: "too many levels of symbolic links")
+        }
         let directory = parent(of: path)
         let name = String(path.split(separator: "/").last ?? "file")
         var generator = SystemRandomNumberGenerator()
@@ -86,10 +90,17 @@ package enum AtomicFile {
 
     /// Why ``write(_:to:mode:)`` could not write `path`, found without writing it: `path` is a directory, or no
     /// file can be created beside it (a directory missing, or not writable). Nil when a write would get that far.
-    package static func writeProblem(_ path: String) -> WriteError? {
+    /// A symbolic link is judged by the file it leads to; a device or a FIFO by whether it may be written.
+    package static func writeProblem(_ given: String) -> WriteError? {
+        let path = linkTarget(of: given) ?? given
         var status = stat()
-        if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
-            return WriteError(step: "cannot replace \(path)", reason: "it is a directory")
+        if stat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR: return WriteError(step: "cannot replace \(path)", reason: "it is a directory")
+            case S_IFCHR, S_IFIFO:
+                return access(path, W_OK) == 0 ? nil : WriteError(step: "cannot write \(path)", reason: lastError())
+            default: break
+            }
         }
         var generator = SystemRandomNumberGenerator()
         let probe = parent(of: path) + "/.matterflow-probe.\(getpid()).\(String(generator.next() & 0xFFFF_FFFF, radix: 16)).tmp"

@@ -38,6 +38,16 @@ public struct HomeStateStore: Sendable {
     ///   (with its path, line and column).
     public init(directory: String, startingFrom initial: HomeDescription) throws(DiagnosticsError) {
         try Self.checkUsable(directory: directory)
+        // A home.json that is a link is saved where it leads: that place must take a file too.
+        let file = Self.path(in: directory)
+        if AtomicFile.linkTarget(of: file) != nil, let problem = AtomicFile.writeProblem(file) {
+            throw DiagnosticsError([
+                Diagnostic(
+                    severity: .error, code: Self.unusableDirectoryCode,
+                    message: "\(Self.fileName) is a symbolic link where nothing can be saved (\(problem)); name another directory or mend the link",
+                    file: file)
+            ])
+        }
         self.directory = directory
         if let saved = try Self.loadSaved(directory: directory) {
             home = saved

@@ -20,8 +20,12 @@ enum ReportFile {
     /// Writes `text` to `path`; nil when it was written, else why not and what to check, for a message about `what`.
     static func write(_ text: String, to path: String, what: String) -> String? {
         var info = stat()
-        if !path.utf8.contains(0), stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
-            return writeInPlace(text, to: path, what: what)
+        if !path.utf8.contains(0), stat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFCHR, S_IFIFO: return writeInPlace(text, to: path, what: what)
+            case S_IFBLK, S_IFSOCK: return "the \(what) could not be written: \(path) is a block device or a socket; give the path of a file"
+            default: break
+            }
         }
         let target = AtomicFile.linkTarget(of: path) ?? path
         do {
@@ -36,8 +40,12 @@ enum ReportFile {
         }
     }
 
-    /// Writes `text` into the device or FIFO at `path` as it is; a FIFO no reader holds open is refused at once
-    /// rather than waited on.
+    /// How long a write into a FIFO or a device may wait for its reader.
+    static let inPlaceWait: Int32 = 10_000
+
+    /// Writes `text` into the character device or FIFO at `path` as it is: a FIFO no process reads is refused at
+    /// once, and one whose reader stops reading (or goes away) fails the write after ``inPlaceWait`` milliseconds
+    /// (or at once), never waited on for ever nor ending this process (SIGPIPE is ignored).
     private static func writeInPlace(_ text: String, to path: String, what: String) -> String? {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
@@ -45,16 +53,25 @@ enum ReportFile {
             return "the \(what) could not be written to \(path), which is not a regular file (\(reason))"
         }
         defer { close(descriptor) }
-        let flags = fcntl(descriptor, F_GETFL)
-        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        signal(SIGPIPE, SIG_IGN)
+        let deadline = ContinuousClock.now + .milliseconds(Int(inPlaceWait))
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
+            if written >= 0 {
+                bytes = bytes.dropFirst(written)
+                continue
+            }
+            if errno == EINTR { continue }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else {
                 return "the \(what) could not be written to \(path) (\(String(cString: strerror(errno))))"
             }
-            bytes = bytes.dropFirst(written)
+            let left = deadline - ContinuousClock.now
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            guard milliseconds > 0, poll(&ready, 1, milliseconds) > 0 else {
+                return "the \(what) could not be written to \(path): its reader took nothing for \(inPlaceWait / 1000) s"
+            }
         }
         return nil
     }
