@@ -17,8 +17,9 @@ public struct ClaimedRun: Sendable {
     public var takeover: Bool
     /// How many times a worker claimed the run, this claim included.
     public var claims: Int
-    /// How many of ``claims`` came since `matterflow cancel` last asked for the run to be settled again after it
-    /// needed attention (all of them when it never was): what a takeover's recovery counts before it gives up.
+    /// ``claims`` as a takeover's recovery counts them before it gives up: all of them, or, for a run `matterflow
+    /// cancel` asked to be settled again after it needed attention, those since, and one for the asking (as a run's
+    /// first claim starts it, so the first claim after is counted 2 either way).
     public var claimsSinceReopen = 0
     /// Answers to the run's questions given at submit; answers to secret questions are `"<redacted>"` and named in
     /// ``secretAnswers``.
@@ -176,7 +177,7 @@ extension PostgresRunStore {
                 AND r.claim_token = ANY($5::text[])
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, coalesce(r.claim_takeover, true) AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                 r.cancel_requested_at IS NOT NULL, r.hub_failures, 0 AS kind, r.submitted_at, r.workflow_hash, NULL::text AS previous_worker,
-                r.claims - coalesce(r.claims_at_reopen, 0) AS settle_claims
+                r.claims - coalesce(r.claims_at_reopen - 1, 0) AS settle_claims
         ), expired AS (
             UPDATE matterflow_runs r SET worker_id = $1, claims = r.claims + 1, claim_token = $4, claim_takeover = true,
                 lease_until = clock_timestamp() + make_interval(secs => $2::float8)
@@ -187,7 +188,7 @@ extension PostgresRunStore {
             WHERE r.run_id = previous.run_id
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, true AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                 r.cancel_requested_at IS NOT NULL, r.hub_failures, 1 AS kind, r.submitted_at, r.workflow_hash, previous.worker_id AS previous_worker,
-                r.claims - coalesce(r.claims_at_reopen, 0) AS settle_claims
+                r.claims - coalesce(r.claims_at_reopen - 1, 0) AS settle_claims
         ), front AS (
             SELECT w.run_id, w.submitted_at FROM (
                 SELECT run_id, submitted_at, structure_id, works_in_session FROM matterflow_runs WHERE status = 'queued'
@@ -223,7 +224,7 @@ extension PostgresRunStore {
             WHERE r.run_id IN (SELECT run_id FROM early UNION ALL SELECT run_id FROM later)
             RETURNING r.run_id, r.workflow_file, r.structure_id, r.inputs::text, r.secret_inputs, r.claims, false AS takeover, r.answers::text, r.secret_answers, r.answered_through,
                 r.cancel_requested_at IS NOT NULL, r.hub_failures, 2 AS kind, r.submitted_at, r.workflow_hash, NULL::text AS previous_worker,
-                r.claims - coalesce(r.claims_at_reopen, 0) AS settle_claims
+                r.claims - coalesce(r.claims_at_reopen - 1, 0) AS settle_claims
         )
         SELECT * FROM (SELECT * FROM lost UNION ALL SELECT * FROM expired UNION ALL SELECT * FROM queued) AS claimed
         ORDER BY kind, submitted_at, run_id

@@ -428,7 +428,9 @@ public final class PostgresRunStore: RunStore {
     ///   (``MatterFlow/Workflow/resolveInputs(_:source:)``).
     ///
     /// A run with secret inputs or answers needs their values where workers look for them before one claims it:
-    /// write them first with ``SecretInbox/create(_:runID:kind:)`` (as `matterflow submit --secrets DIR` does).
+    /// write them first with ``SecretInbox/create(_:runID:kind:)`` (as `matterflow submit --secrets DIR` does), all
+    /// of those ``MatterFlow/Workflow/secretNames(inputs:answers:)`` names: the declared secrets and the values holding
+    /// one. A worker refuses to start a run whose file lacks one (`secretsUnavailable`).
     /// - Parameter secretsDigest: A keyed digest of the secret inputs' and answers' values
     ///   (``SecretDigestKey/digest(of:)``), kept in the submission: a submission sent again with other secret values
     ///   (another device's onboarding payload) is then another submission, refused with `runExists`. Without it, two

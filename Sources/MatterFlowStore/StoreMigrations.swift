@@ -296,8 +296,8 @@ public enum StoreMigrations {
                     WHERE status = 'queued' AND works_in_session IS NOT FALSE;
                 """, clientsFrom: 13),
         // The claims a run had when `matterflow cancel` last asked for it to be settled again after it needed
-        // attention (NULL: never): a takeover's recovery gives up after so many claims since then, not since the run
-        // began, so a run settled again is tried again as often as the first time. `claims` itself only grows: a
+        // attention (NULL: never): a takeover's recovery counts its claims from then (the asking counted as the
+        // run's first claim), not from when the run began, so a run settled again is tried as often as the first time. `claims` itself only grows: a
         // worker's hold on a run is its claim's count. No default: no rewrite. Older clients reopen a run without
         // setting it, as before.
         Migration(

@@ -84,7 +84,7 @@ extension StoreWorker {
             do throws(StoreError) {
                 records = try store.records(of: runID, after: 0)
             } catch where error.code != .damagedRecords {
-                let delay = HandBackBackoff.delay(afterClaims: claimed.claims)
+                let delay = HandBackBackoff.delay(afterClaims: claimed.claimsSinceReopen)
                 log(.warning, run: runID, "could not read the records of run \(runID) (\(error.message)); it is handed back, to be claimed again in \(delay) s")
                 _ = try? store.handBack([runID], by: options.workerID, retryAfter: delay)
                 return
@@ -323,6 +323,14 @@ extension StoreWorker {
             throw StoreError(.secretsUnavailable, "run \(claimed.runID) has secrets (\(what)) and this worker has no --secrets directory")
         }
         let inputs = claimed.secretInputs.isEmpty ? [:] : try inbox.take(runID: claimed.runID)
+        // Every input the store keeps out must be in the file: one left out would run as missing, or as its default.
+        let absent = claimed.secretInputs.filter { inputs[$0] == nil }
+        if !absent.isEmpty {
+            throw StoreError(
+                .secretsUnavailable,
+                "the secrets file of run \(claimed.runID) lacks the inputs \(absent.joined(separator: ", ")), which the store keeps out (they are secret, "
+                    + "or hold a secret's value): whoever queued the run writes them all (Workflow.secretNames(inputs:answers:))")
+        }
         var missing: [String] = []
         if !claimed.secretAnswers.isEmpty {
             let given = try inbox.takeIfPresent(runID: claimed.runID, kind: .answers) ?? [:]

@@ -76,12 +76,25 @@ struct AnswerCommand {
             MatterflowTool.report(error.diagnostics, to: err)
             return ExitCode.invalidInput
         }
+        // A run that has ended gets no secrets file: its worker removed its files, and nothing would remove a new one.
+        guard StoredRun.isOpen(submission.status) else {
+            err.line("error[runEnded]: run \(runID) has ended (\(submission.status)) and takes no more answers")
+            return ExitCode.invalidInput
+        }
         let directory = arguments.value("secrets")
         // The run's secrets, as its secrets directory keeps them: not quoted back, and an answer holding one is kept
-        // as a secret answer is.
-        let kept = directory.map(SecretInbox.init(directory:)).map { inbox in
-            [SecretInbox.Kind.inputs, .answers].compactMap { try? inbox.takeIfPresent(runID: runID, kind: $0) }.map(JSONValue.object)
-        } ?? []
+        // as a secret answer is. A file there that cannot be read stops the command: it would not know them.
+        var kept: [JSONValue] = []
+        if let inbox = directory.map(SecretInbox.init(directory:)) {
+            do {
+                for kind in [SecretInbox.Kind.inputs, .answers] {
+                    if let values = try inbox.takeIfPresent(runID: runID, kind: kind) { kept.append(.object(values)) }
+                }
+            } catch {
+                err.line("error[\(error.code.rawValue)]: \(error.message)")
+                return ExitCode.invalidInput
+            }
+        }
         let secrets = SecretRedactor(kept)
         guard let answers = try RunQuestions.answers(arguments, workflow: workflow, command: Self.spec.name, err: err, secrets: secrets),
             Self.fitNow(answers, waiting: waiting, err: err, secrets: secrets)
@@ -90,11 +103,6 @@ struct AnswerCommand {
         let secretNames = answers.keys.filter { secretQuestions.contains($0) || answers[$0].map(secrets.holdsSecret) == true }.sorted()
         if directory == nil, let refused = SubmitCommand.secretsWithoutDirectory(inputs: [], answers: secretNames, command: Self.spec.name) {
             throw refused
-        }
-        // A run that has ended gets no secrets file: its worker removed its files, and nothing would remove a new one.
-        guard StoredRun.isOpen(submission.status) else {
-            err.line("error[runEnded]: run \(runID) has ended (\(submission.status)) and takes no more answers")
-            return ExitCode.invalidInput
         }
         guard secretNames.isEmpty || SecretsDirectoryOption.isValid(arguments, use: .writes, err: err) else { return ExitCode.invalidInput }
         let inbox = directory.map(SecretInbox.init(directory:))
