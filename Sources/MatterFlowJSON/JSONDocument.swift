@@ -75,8 +75,7 @@ public struct JSONDocument: Sendable {
                 guard let number = Double(text) else { return nil }
                 if number == 0 {
                     // A number too small for a double reads as 0: it is not what the file says unless it says 0.
-                    let mantissa = text.prefix { $0 != "e" && $0 != "E" }
-                    guard mantissa.contains(where: { ("1"..."9").contains($0) }) else { return nil }
+                    guard NumberRange.underflows(text, readAs: number) else { return nil }
                     message = "\(shown) is closer to 0 than the smallest number a file may hold (±4.9e-324); write 0, or a larger number"
                 } else {
                     guard !number.isFinite else { return nil }

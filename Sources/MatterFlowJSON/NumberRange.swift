@@ -66,6 +66,12 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
         return "\(Self.format(value)) is outside \(self); use a value in that range"
     }
 
+    /// Whether `text`, a number as written, read as `value` lost it to underflow: `value` is 0 though the digits
+    /// before its exponent are not all 0 (`1e-400`, too close to 0 for a 64-bit float).
+    public static func underflows(_ text: some StringProtocol, readAs value: Double) -> Bool {
+        value == 0 && text.prefix { $0 != "e" && $0 != "E" }.contains { ("1"..."9").contains($0) }
+    }
+
     /// Why `value` is not allowed, or nil when it is.
     public func problem(with value: Int) -> String? {
         contains(value) ? nil : "\(value) is outside \(self); use a value in that range"

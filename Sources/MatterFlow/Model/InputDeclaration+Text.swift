@@ -40,8 +40,7 @@ extension InputDeclaration {
                 return .failure(InputTextError(message: "input \"\(name)\" must be a number, got \(shown(text))"))
             }
             // Too close to 0 for one, it reads as 0: not what was written unless that was 0.
-            let underflows = number == 0 && text.prefix { $0 != "e" && $0 != "E" }.contains { ("1"..."9").contains($0) }
-            guard number.isFinite, !underflows else {
+            guard number.isFinite, !NumberRange.underflows(text, readAs: number) else {
                 return .failure(
                     InputTextError(message: "input \"\(name)\" must be a number a 64-bit float holds, got \(shown(text))", outOfRange: true))
             }
