@@ -92,13 +92,31 @@ struct Scope: Sendable {
         error.jsonValue
     }
 
-    /// Evaluates a template; a reference that does not resolve fails with `unresolvedReference`.
+    /// Evaluates a template; a reference that does not resolve fails with `unresolvedReference`, and a value built
+    /// larger than ``valueLimit`` with `valueTooLarge`.
     func evaluate(_ template: Template) throws(FlowError) -> JSONValue {
+        var references = 0
+        let value = try build(template, references: &references)
+        // A list or object can outgrow what it refers to only by holding two references or more (one value twice):
+        // it alone is walked, once, whatever its depth; a string put together is bounded as it grows.
+        switch value {
+        case .array, .object:
+            guard references < 2 || Self.encodedSize(of: value, within: Self.valueLimit) != nil else {
+                throw Self.tooLarge(value.arrayValue != nil ? "a list" : "an object")
+            }
+        case .null, .bool, .int, .double, .string:
+            break
+        }
+        return value
+    }
+
+    private func build(_ template: Template, references: inout Int) throws(FlowError) -> JSONValue {
         switch template {
         case .literal(let value):
             return value
         case .reference(let reference):
             guard let value = resolve(reference) else { throw unresolved(reference) }
+            references += 1
             return value
         case .interpolation(let parts):
             var text = ""
@@ -123,17 +141,18 @@ struct Scope: Sendable {
         case .array(let elements):
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
-            for element in elements { values.append(try evaluate(element)) }
-            let value = JSONValue.array(values)
-            guard Self.encodedSize(of: value, within: Self.valueLimit) != nil else { throw Self.tooLarge("a list") }
-            return value
+            for element in elements { values.append(try build(element, references: &references)) }
+            return .array(values)
         case .object(let members):
             var object = JSONObject()
             object.reserveCapacity(members.count)
-            for member in members { object[member.key] = try evaluate(member.value) }
-            guard Self.encodedSize(of: .object(object), within: Self.valueLimit) != nil else { throw Self.tooLarge("an object") }
+            for member in members { object[member.key] = try build(member.value, references: &references) }
             return .object(object)
         }
+    }
+
+    private func unresolved(_ reference: Reference) -> FlowError {
+        FlowError(.unresolvedReference, "${\(reference)} has no value here")
     }
 
     /// The most bytes a value a template builds may take as JSON (16 MiB): a string that doubles at each of a few
@@ -175,9 +194,6 @@ struct Scope: Sendable {
         return walk(value) ? budget - left : nil
     }
 
-    private func unresolved(_ reference: Reference) -> FlowError {
-        FlowError(.unresolvedReference, "${\(reference)} has no value here")
-    }
 
     /// Evaluates a choice condition. Type mismatches are false; unresolved references make `exists` false and
     /// `isEmpty` true, and fail the state otherwise.

@@ -98,7 +98,7 @@ struct RecoverCommand {
         let signals = environment.handlesInterrupts ? InterruptSignals() : nil
         // A command hub's standard error reaches ours without the secrets of the runs recovery continues, and without
         // the values after secret members' names.
-        let hubSecrets = SharedSecrets(secretNames: catalog.secretNames)
+        let hubSecrets = arguments.flag("show-secrets") ? nil : SharedSecrets(secretNames: catalog.secretNames)
         guard
             let opened = await CommandHub.open(
                 endpoint, arguments: arguments, clock: clock, err: err, seedsState: false, signals: signals, secrets: hubSecrets)
