@@ -69,4 +69,52 @@ struct HeldSecretTests {
         #expect(!fits)
         #expect(err.text.contains("there is no choice \(RunOptions.redacted)") && !err.text.contains("20202021"), "\(err.text)")
     }
+
+    @Test("a worker does not start a run whose secrets file lacks an input the store keeps out: it would run without it")
+    func aKeptInputMissingFromTheSecretsFileStopsTheRun() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try PostgresStoreTests.secretsDirectory(in: directory)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let workflow = try WorkflowEngine().load(path: Repository.workflow("commission-device"))
+        // The device name holds the passcode: the store keeps it out, and a submit from code that writes only the
+        // declared secret input leaves it out of the file too.
+        let inputs: JSONObject = ["onboardingPayload": .string(Payloads.specQR), "deviceName": "Lamp 20202021"]
+        #expect(workflow.secretNames(inputs: inputs, answers: [:]).inputs == ["onboardingPayload", "deviceName"])
+        let runID = "run-000000000a03"
+        _ = try SecretInbox(directory: secrets).create(["onboardingPayload": .string(Payloads.specQR)], runID: runID)
+        _ = try store.submit(workflow, inputs: inputs, structureID: "home-1", runID: runID)
+        let worker = TestWorker(store: store, options: WorkerOptions(workerID: "w1", leaseSeconds: 60, secrets: SecretInbox(directory: secrets)))
+        let refused = await poll(timeout: .seconds(60), every: .milliseconds(20)) {
+            worker.lines.contains { $0.contains("lacks the inputs deviceName") }
+        }
+        worker.worker.stop()
+        _ = try await worker.summary
+        #expect(refused, "\(worker.lines)")
+        #expect(!worker.lines.contains { $0.contains("run \(runID) started") }, "\(worker.lines)")
+    }
+
+    @Test("answer says a run has ended before it reads the run's secrets; on an open run, a secrets file it cannot read stops it")
+    func answerReadsSecretsOnlyForAnOpenRun() async throws {
+        let conninfo = try TestPostgres.database()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secrets = try PostgresStoreTests.secretsDirectory(in: directory)
+        let store = try PostgresRunStore(conninfo: conninfo)
+        let (ended, open) = ("run-000000000a04", "run-000000000a05")
+        try TestPostgres.insertRunning([(run: ended, structure: "s1", worker: "w"), (run: open, structure: "s2", worker: "w")], into: store)
+        try store.execute(
+            "UPDATE matterflow_runs SET workflow_file = $1", [Repository.workflow("commission-device-interactive")], doing: "test setup")
+        try store.execute("UPDATE matterflow_runs SET status = 'succeeded', finished_at = now() WHERE run_id = $1", [ended], doing: "test setup")
+        // Where each run's secrets file would be, a directory: no file can be read there.
+        for run in [ended, open] {
+            try FileManager.default.createDirectory(atPath: secrets + "/\(run).secrets", withIntermediateDirectories: true)
+        }
+        let late = await matterflow(["answer", ended, "--store", conninfo, "--secrets", secrets, "--answer", "name=Lamp"])
+        #expect(late.code == 2 && late.stderr.contains("error[runEnded]"), "\(late.stderr)")
+        let unread = await matterflow(["answer", open, "--store", conninfo, "--secrets", secrets, "--answer", "name=Lamp"])
+        #expect(unread.code == 2 && unread.stderr.contains("error[secretsUnavailable]"), "\(unread.stderr)")
+        #expect(try store.execute("SELECT count(*) FROM matterflow_answers", doing: "test").rows.first?.first == "0")
+    }
 }
