@@ -22,6 +22,12 @@ public struct SecretRedactor: Sendable {
 
     /// Whether `value` holds one of the secrets, in any spelling.
     public func holdsSecret(_ value: JSONValue) -> Bool { secrets.redacting(value) != value }
+
+    /// The names among `names` to keep as secrets: those `declared` secret, and those whose value holds one of these
+    /// secrets; in the given order.
+    public func keptNames(_ names: [String], of values: (String) -> JSONValue?, declared: Set<String>) -> [String] {
+        names.filter { declared.contains($0) || values($0).map(holdsSecret) == true }
+    }
 }
 
 extension Workflow {
@@ -45,12 +51,9 @@ extension Workflow {
         let values = declaredInputs.compactMap { inputs[$0] } + declaredAnswers.compactMap { answers[$0] }
         guard !values.isEmpty else { return ([], []) }
         let redactor = SecretRedactor(values)
-        let keptInputs = self.inputs.map(\.name).filter { name in
-            declaredInputs.contains(name) || inputs[name].map(redactor.holdsSecret) == true
-        }
-        let keptAnswers = answers.keys.sorted().filter { name in
-            declaredAnswers.contains(name) || answers[name].map(redactor.holdsSecret) == true
-        }
-        return (keptInputs, keptAnswers)
+        return (
+            redactor.keptNames(self.inputs.map(\.name), of: { inputs[$0] }, declared: declaredInputs),
+            redactor.keptNames(answers.keys.sorted(), of: { answers[$0] }, declared: declaredAnswers)
+        )
     }
 }

@@ -27,11 +27,12 @@ enum ReportFile {
             default: break
             }
         }
-        let target = AtomicFile.linkTarget(of: path) ?? path
         do {
-            try AtomicFile.write(text, to: target, mode: 0o644)
+            // A symbolic link is written through by the write itself.
+            try AtomicFile.write(text, to: path, mode: 0o644)
             return nil
         } catch {
+            let target = AtomicFile.linkTarget(of: path) ?? path
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
                 return "the \(what) could not be written: \(path) is a directory; give the path of a file (in it, or elsewhere)"

@@ -100,7 +100,7 @@ struct AnswerCommand {
             Self.fitNow(answers, waiting: waiting, err: err, secrets: secrets)
         else { return ExitCode.invalidInput }
         let secretQuestions = workflow.secretQuestionNames
-        let secretNames = answers.keys.filter { secretQuestions.contains($0) || answers[$0].map(secrets.holdsSecret) == true }.sorted()
+        let secretNames = secrets.keptNames(answers.keys.sorted(), of: { answers[$0] }, declared: secretQuestions)
         if directory == nil, let refused = SubmitCommand.secretsWithoutDirectory(inputs: [], answers: secretNames, command: Self.spec.name) {
             throw refused
         }
