@@ -171,8 +171,9 @@ final class ConformanceRun {
 
     func result(_ reply: RawHubClient.Received?) -> JSONObject? { reply?.message?["result"]?.objectValue }
 
-    /// 11. Everything the hub wrote to its output was a JSON object: MatterFlow ends the connection at any other line
-    /// (a log line, a banner), so a hub that logs must log to standard error.
+    /// 11. Everything the hub wrote to its output was a JSON object, each key once: MatterFlow ends the connection at
+    /// any other line (a log line, a banner), so a hub that logs must log to standard error; and at a message giving
+    /// a key twice, since only one of its values would be read.
     func checkLines() {
         let name = "every line the hub sends is a JSON object (logs go to standard error)"
         if let stray = client.received.first(where: { $0.message == nil }) {
@@ -181,6 +182,12 @@ final class ConformanceRun {
                     name: name, verdict: .failed,
                     detail: "got: \(LineQuote.masked(stray.line, limit: 300))\nwanted: JSON-RPC messages only on standard output; "
                         + "matterflow run ends the connection at such a line (write logs to standard error)"))
+        } else if let repeating = client.received.first(where: { $0.repeatedKey != nil }), let repeated = repeating.repeatedKey {
+            checks.append(
+                .init(
+                    name: name, verdict: .failed,
+                    detail: "got: \(LineQuote.masked(repeating.line, limit: 300))\nwanted: each key once in an object; this gives \"\(repeated.key)\" "
+                        + "twice, at \(repeated.pointer) (matterflow run ends the connection at such a message)"))
         } else {
             pass(name)
         }

@@ -141,12 +141,13 @@ public final class HubServer: Sendable {
     private func receive(_ line: String) {
         let message: JSONObject
         let numberProblems: [Diagnostic]
+        let repeatedKey: JSONSourceMap.DuplicateKey?
         do {
             let parsed = try JSONDocument.parseKeepingNumberProblems(line, file: "request", refusingLoneSurrogates: false)
             guard let object = parsed.document.value.objectValue else {
                 return answer(.null, error: WireError.json(code: WireError.invalidRequest, message: "a message must be a JSON object"))
             }
-            (message, numberProblems) = (object, parsed.numberProblems)
+            (message, numberProblems, repeatedKey) = (object, parsed.numberProblems, parsed.document.sourceMap.duplicateKeys.first)
         } catch {
             return answer(.null, error: WireError.json(code: WireError.parseError, message: "the line is not valid JSON"))
         }
@@ -158,6 +159,18 @@ public final class HubServer: Sendable {
             let location = problem.pointer.isEmpty ? "" : "\(problem.pointer): "
             return answer(
                 usable ? id : .null, error: WireError.json(FlowError(.invalidArgumentValue, location + problem.message)))
+        }
+        // A key given twice in one object would be read with one of its values, not the other: the request is
+        // refused (with its id, unless the id is what is repeated) rather than served with a value the client may not
+        // have meant.
+        if let repeatedKey {
+            let usable = repeatedKey.pointer != "/id" && (id.intValue.map { $0 >= 1 } ?? false)
+            return answer(
+                usable ? id : .null,
+                error: WireError.json(
+                    FlowError(
+                        .invalidArgumentValue,
+                        "\(repeatedKey.pointer): the request gives key \"\(repeatedKey.key)\" twice in one object; send each key once")))
         }
         // A string escaping half of a UTF-16 pair reads as U+FFFD: a name sent so would be kept other than sent. The
         // request is refused with its id (a parse error could not name it, and the client would wait for its answer).

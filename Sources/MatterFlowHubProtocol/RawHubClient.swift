@@ -9,6 +9,8 @@ final class RawHubClient: Sendable {
     struct Received: Sendable {
         var line: String
         var message: JSONObject?
+        /// A key the message gives twice in one object (`matterflow run` ends the connection at such a message).
+        var repeatedKey: JSONSourceMap.DuplicateKey? = nil
     }
 
     private struct State {
@@ -31,8 +33,9 @@ final class RawHubClient: Sendable {
     private func receive(_ event: LineEvent) {
         switch event {
         case .line(let line):
-            let message = (try? JSONDocument.parse(line, file: "hub", refusingLoneSurrogates: false))?.value.objectValue
-            let item = Received(line: line, message: message)
+            let document = try? JSONDocument.parse(line, file: "hub", refusingLoneSurrogates: false)
+            let message = document?.value.objectValue
+            let item = Received(line: line, message: message, repeatedKey: message == nil ? nil : document?.sourceMap.duplicateKeys.first)
             let ready = state.withLock { state -> [CheckedContinuation<Received?, Never>] in
                 state.received.append(item)
                 let ending: (Int) -> Bool

@@ -405,8 +405,14 @@ public final class RemoteHub: ConnectedHub {
         let message: JSONObject
         do {
             // A lone surrogate in a hub's text reads as U+FFFD, as JSON's grammar allows it.
-            guard let object = try JSONDocument.parse(line, file: "hub", refusingLoneSurrogates: false).value.objectValue else {
+            let document = try JSONDocument.parse(line, file: "hub", refusingLoneSurrogates: false)
+            guard let object = document.value.objectValue else {
                 return violation("the hub sent a message that is not a JSON object (\(quoted()))")
+            }
+            if let repeated = document.sourceMap.duplicateKeys.first {
+                // Only one of the two values would be read, and nothing says which the hub meant.
+                return violation(
+                    "the hub sent a message that gives key \"\(repeated.key)\" twice in one object, at \(repeated.pointer) (\(quoted())); a hub sends each key once")
             }
             message = object
         } catch {

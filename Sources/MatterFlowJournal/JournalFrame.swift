@@ -95,6 +95,10 @@ public enum JournalFrame {
         guard let object = document.value.objectValue else {
             return .damaged("its checksum matches but its payload is not a JSON object", end: end + 1)
         }
+        if let repeated = document.sourceMap.duplicateKeys.first {
+            // MatterFlow writes each key once: a record that repeats one was not written by it as it stands.
+            return .damaged("its checksum matches but its payload gives key \"\(repeated.key)\" twice, at \(repeated.pointer)", end: end + 1)
+        }
         return .record(object, end: end + 1)
     }
 

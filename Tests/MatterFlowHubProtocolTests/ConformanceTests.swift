@@ -246,6 +246,20 @@ struct MisbehavingPrepare: Hub {
         #expect(once.detail.contains("a second response to id 1"), "\(once.detail)")
     }
 
+    @Test("an answer giving a key twice fails the line check, naming the key: run would end the connection there")
+    func aRepeatedKeyIsNamed() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, operations: ["status"]) { return }
+            guard let id = message["id"]?.intValue else { return }
+            peer.sendRaw(#"{"jsonrpc":"2.0","id":\#(id),"result":{"online":true,"reachable":true,"permissionGranted":true,"activeSession":false,"online":false}}"#)
+        }
+        let checks = await Self.quick.run(on: clientEnd)
+        let lines = try #require(checks.first { $0.name.hasPrefix("every line the hub sends is a JSON object") })
+        #expect(lines.verdict == .failed)
+        #expect(lines.detail.contains(#"this gives "online" twice, at /result/online"#), "\(lines.detail)")
+    }
+
     @Test("a hub that closes the connection fails once, saying so, instead of every later check reporting silence")
     func aClosedConnectionIsReportedOnce() async throws {
         let (clientEnd, hubEnd) = MemoryLineChannel.pair()

@@ -20,6 +20,8 @@ import Testing
         "\u{0}\u{1}\u{7f}", "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}",
         "{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999999,\"method\":\"status\",\"params\":{}}",
         "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"createAddDeviceRequest\",\"params\":{\"structure\":\"maple-street\",\"topology\":{\"ecosystemName\":\"E\\ud800\",\"homes\":[]}}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"status\",\"params\":{\"structure\":\"maple-street\",\"structure\":\"elm-street\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":10,\"id\":11,\"method\":\"status\",\"params\":{\"structure\":\"maple-street\"}}",
     ]
 
     @Test func theServerAnswersEveryHostileLineAndKeepsServing() async throws {
@@ -31,7 +33,7 @@ import Testing
         for line in Self.hostileLines { peer.sendRaw(line) }
         peer.sendRaw(#"{"jsonrpc":"2.0","id":101,"method":"status","params":{"structure":"maple-street"}}"#)
         // Requests are answered from tasks of their own, in any order: wait (bounded) until each checked one is.
-        let awaited: Set<Int> = [3, 4, 5, 8, 101]
+        let awaited: Set<Int> = [3, 4, 5, 8, 9, 101]
         let deadline = ContinuousClock.now + .seconds(60)
         func answeredIDs() -> Set<Int> {
             Set(peer.received.compactMap { try? JSONDocument.parse($0, file: "t").value["id"]?.intValue })
@@ -44,14 +46,35 @@ import Testing
         let answers = peer.received.compactMap { try? JSONDocument.parse($0, file: "t").value }
         let errorIDs = answers.filter { $0["error"] != nil }.compactMap { $0["id"]?.intValue }
         // The params that are not an object, the out-of-range duration and the bad dataset are invalid params.
-        for id in [3, 4, 5, 8] {
+        for id in [3, 4, 5, 8, 9] {
             let answer = try #require(answers.first { $0["id"]?.intValue == id }, "no answer to \(id)")
             #expect(answer["error"]?["data"]?["code"]?.stringValue == "invalidArgument", "\(answer)")
         }
+        // A key given twice is refused, named, never served with one of its values; a repeated id is answered with
+        // a null id (either could be the one the client waits on).
+        let repeated = try #require(answers.first { $0["id"]?.intValue == 9 })
+        #expect(repeated["error"]?["message"]?.stringValue?.contains(#"/params/structure: the request gives key "structure" twice"#) == true, "\(repeated)")
+        #expect(!answers.contains { [10, 11].contains($0["id"]?.intValue) }, "\(answers)")
+        #expect(peer.received.contains { $0.hasPrefix("{\"jsonrpc\":\"2.0\",\"id\":null") && $0.contains("/id: the request gives key") }, "\(peer.received)")
         #expect(errorIDs.count >= 3)
         // An id beyond 64 bits reads clamped: the answer to it carries a null id, never one the client did not send.
         #expect(!peer.received.contains { $0.contains("\"id\":9223372036854775807") }, "\(peer.received)")
         #expect(peer.received.contains { $0.hasPrefix("{\"jsonrpc\":\"2.0\",\"id\":null") && $0.contains("/id: 99999999999999999999999") }, "\(peer.received)")
+    }
+
+    @Test("a hub's answer giving a key twice fails the call and ends the connection, naming the key")
+    func theClientRefusesAnAnswerGivingAKeyTwice() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message) { return }
+            guard let id = message["id"]?.intValue else { return }
+            peer.sendRaw(#"{"jsonrpc":"2.0","id":\#(id),"result":{"online":false,"reachable":true,"permissionGranted":true,"activeSession":false,"online":true}}"#)
+        }
+        let remote = RemoteHub(channel: clientEnd, options: .init(silenceLimit: nil))
+        try await remote.initialize()
+        let failure = await flowError { _ = try await remote.status(structure: "home") }
+        #expect(failure?.cause == .hubFailure, "\(String(describing: failure))")
+        #expect(failure?.message.contains(#"gives key "online" twice in one object, at /result/online"#) == true, "\(String(describing: failure))")
     }
 
     @Test(arguments: HostileInputTests.hostileLines)

@@ -103,6 +103,7 @@ struct JournalFormatTests {
 
     @Test("a last record whole as written (its checksum right) whose payload cannot be read is damage, kept, never a torn tail", arguments: [
         #"{"seq":2,"type":"stateEntered","name":"\ud800"}"#, #"{"seq":2,"type":"stateEntered","wallTime":1e400}"#, #"[2]"#,
+        #"{"seq":2,"type":"stateEntered","name":"a","name":"b"}"#,
     ])
     func wholeButUnreadableLastRecord(payload: String) throws {
         var bytes = Array(JournalFrame.header.utf8) + JournalFrame.encode(["seq": 1, "type": "runStarted"])
