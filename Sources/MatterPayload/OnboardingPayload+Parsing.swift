@@ -90,7 +90,7 @@ extension OnboardingPayload {
     }
 
     /// The most characters a QR code symbol holds in its alphanumeric mode (version 40, error correction L).
-    static let maximumQRCodeLength = 4_296
+    public static let maximumQRCodeLength = 4_296
 
     private static func parseQR(_ input: TrimmedInput) throws(PayloadError) -> [OnboardingPayload] {
         guard input.end - input.start <= maximumQRCodeLength else {

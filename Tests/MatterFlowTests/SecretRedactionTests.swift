@@ -81,6 +81,43 @@ struct SecretRedactionTests {
         #expect(SecretValues.thousands("1234", separator: ",") == "1,234")
     }
 
+    @Test("a QR code carrying a secret passcode is hidden whatever else it sets (flow, discovery, vendor), in either case and percent-encoded; others stay")
+    func qrCodesCarryingASecretPasscode() throws {
+        let given = "MT:Y.K9042C00KA0648G00"
+        let payload = try #require(try OnboardingPayload.decode(given).first)
+        var variants: [String] = []
+        for flow in [CommissioningFlow.userIntent, .custom] {
+            var other = payload
+            other.commissioningFlow = flow
+            variants.append(other.uncheckedQRCode())
+        }
+        var discovery = payload
+        discovery.discoveryCapabilities = [.softAP, .ble]
+        var vendor = payload
+        vendor.vendorID = 0xFFF2
+        vendor.productID = 0x8001
+        variants += [discovery.uncheckedQRCode(), vendor.uncheckedQRCode()]
+        let qr = secrets(.string(given))
+        for code in variants {
+            #expect(code != given)
+            #expect(qr.redacting("hub re-encoded it as \(code).") == "hub re-encoded it as \(RunOptions.redacted).", "\(code)")
+            #expect(qr.redacting("lower \(code.lowercased()) here") == "lower \(RunOptions.redacted) here", "\(code)")
+            let encoded = "MT%3A" + code.dropFirst(3)
+            #expect(qr.redacting("GET /commission?code=\(encoded)&x=1") == "GET /commission?code=\(RunOptions.redacted)&x=1", "\(code)")
+        }
+        // A passcode given as a secret number hides a QR code carrying it, too.
+        #expect(secrets(.int(20_202_021)).redacting("code \(variants[0])") == "code \(RunOptions.redacted)")
+        // Another device's code, and text that only looks like one, stay.
+        var stranger = payload
+        stranger.passcode = 20_202_022
+        let kept = "other \(stranger.uncheckedQRCode()) and MT:NOT-A-CODE-AT-ALL-REALLY and MT:"
+        #expect(qr.redacting(kept) == kept)
+        // Text no run produced (a hub's standard error) is cleared of such a code too.
+        let shared = SharedSecrets()
+        shared.add(qr)
+        #expect(shared.redacting("hub log: paired \(variants[1]) at 12:00:01 in 3.2 s") == "hub log: paired \(RunOptions.redacted) at 12:00:01 in 3.2 s")
+    }
+
     @Test("an ePSKc is secret in its printed groups of three too: with dashes, spaces or dots")
     func epskcForms() {
         let key = secrets(.string("528240781"))
@@ -110,9 +147,16 @@ struct SecretRedactionTests {
         for form in [
             pairs.joined(separator: "-"), pairs.joined(separator: " ").uppercased(), url, url.replacingOccurrences(of: "=", with: ""),
             pairs.map { "0x" + $0 }.joined(separator: ", "), key.map { String($0) }.joined(separator: ", "),
+            // Go prints a byte slice so.
+            key.map { String($0) }.joined(separator: " "),
         ] {
             #expect(secrets.redacting("key [\(form)]") == "key [\(RunOptions.redacted)]", "\(form)")
         }
+        // Python writes bytes so, inside b'...' or bytearray(b'...').
+        #expect(
+            secrets.redacting(#"key bytearray(b'\x99)\x15M\xbc62\x18\xbc\xd2/\x90|\xaf\\\x15')"#) == "key bytearray(b'\(RunOptions.redacted)')")
+        #expect(SecretValues.pythonBytesBody([0x27, 0x41, 0x09, 0x00]) == #"'A\t\x00"#)
+        #expect(SecretValues.pythonBytesBody([0x27, 0x22, 0x0A]) == #"\'"\n"#)
         #expect(SecretValues.datasetForms(of: "not a dataset at all").isEmpty)
         #expect(SecretValues.datasetForms(of: "0e08000000000001").isEmpty, "a dataset without the secret TLVs")
     }

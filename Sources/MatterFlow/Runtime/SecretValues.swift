@@ -75,12 +75,15 @@ final class SecretValues: Sendable {
         /// The secret numbers, as integers and as floats (an integral one in both where it fits).
         let integers: Set<Int>
         let floats: Set<Double>
+        /// The secrets a QR code's setup passcode may be (``SecretValues/possiblePasscodes(integers:strings:)``).
+        let passcodes: Set<Int>
 
         init(forms: [Form], whole: Set<String>, integers: Set<Int> = [], floats: Set<Double> = []) {
             self.forms = forms
             self.whole = whole
             self.integers = integers
             self.floats = floats
+            passcodes = SecretValues.possiblePasscodes(integers: integers, strings: whole)
             wholeLengths = Array(Set(whole.map(\.utf8.count)))
             var leadingPairs = [UInt64](repeating: 0, count: (1 << 14) / 64)
             var formsByPair: [Int: [Int]] = [:]
@@ -302,7 +305,8 @@ final class SecretValues: Sendable {
     /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc, each as a hub or its
     /// error may quote either TLV's value alone: hex in lower and upper case; bytes separated by colons, dashes or
     /// spaces (`a1:b2:...`, as border routers and tools print keys), in either case; base64 and base64url (with and
-    /// without padding); and as a list of bytes, in C (`0xa1, 0xb2, ...`) or decimal (`161, 178, ...`). None for other
+    /// without padding); as a list of bytes, in C (`0xa1, 0xb2, ...`), decimal (`161, 178, ...`) or as Go prints a
+    /// byte slice (`161 178 ...`); and as Python writes the bytes (`\xa1\xb2...`, inside `b'...'`). None for other
     /// text, which is not decoded.
     static func datasetForms(of text: String) -> [String] {
         guard text.utf8.count >= 8, Hex.holdsOnlyHexCharacters(text),
@@ -319,9 +323,29 @@ final class SecretValues: Sendable {
             let base64 = Data(bytes).base64EncodedString()
             let base64URL = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             let unpadded = base64URL.replacingOccurrences(of: "=", with: "")
-            let lists = [pairs.map { "0x" + $0 }.joined(separator: ", "), bytes.map { String($0) }.joined(separator: ", ")]
-            return [hex, hex.uppercased()] + separated + [base64, base64URL, unpadded] + lists
+            let decimals = bytes.map { String($0) }
+            let lists = [pairs.map { "0x" + $0 }.joined(separator: ", "), decimals.joined(separator: ", "), decimals.joined(separator: " ")]
+            return [hex, hex.uppercased()] + separated + [base64, base64URL, unpadded] + lists + [pythonBytesBody(bytes)]
         }
+    }
+
+    /// What Python writes between the quotes of `b'...'` for `bytes`: printable ASCII as it is (a backslash and the
+    /// quote escaped), tab, newline and carriage return as `\t`, `\n`, `\r`, every other byte as `\xNN`. The quote is
+    /// `'` unless the bytes hold one and no `"`.
+    static func pythonBytesBody(_ bytes: [UInt8]) -> String {
+        let quote = bytes.contains(UInt8(ascii: "'")) && !bytes.contains(UInt8(ascii: "\"")) ? UInt8(ascii: "\"") : UInt8(ascii: "'")
+        var body = ""
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\\"), quote: body += "\\" + String(UnicodeScalar(byte))
+            case UInt8(ascii: "\t"): body += "\\t"
+            case UInt8(ascii: "\n"): body += "\\n"
+            case UInt8(ascii: "\r"): body += "\\r"
+            case 0x20..<0x7F: body += String(UnicodeScalar(byte))
+            default: body += "\\x" + Hex.encode([byte])
+            }
+        }
+        return body
     }
 
     /// A count that grows whenever a secret is added: a holder of ``leadingQuads()`` asks again when it changed.
@@ -331,12 +355,14 @@ final class SecretValues: Sendable {
 
     /// The first four bytes of every form redaction searches inside text, each as one number (``quad(_:at:)``):
     /// text in which no four neighbouring bytes are one of them holds none of the forms (each has four bytes or more).
+    /// With a secret that may be a setup passcode, the first four bytes of a QR code's prefix too (``qrCodeQuads``).
     ///
     /// `outsideASCII`: whether some form holds a character outside ASCII, which text may spell with other bytes, so
     /// that its quad does not show it (ASCII text spelling a Kelvin sign `K`).
     func leadingQuads() -> (quads: [UInt32], outsideASCII: Bool) {
         let matcher = known.withLock { $0.currentMatcher() }
-        return (matcher.forms.compactMap { $0.bytes.count >= 4 ? Self.quad($0.bytes, at: 0) : nil }, matcher.hasFormsOutsideASCII)
+        let quads = matcher.forms.compactMap { $0.bytes.count >= 4 ? Self.quad($0.bytes, at: 0) : nil }
+        return (matcher.passcodes.isEmpty ? quads : quads + Self.qrCodeQuads, matcher.hasFormsOutsideASCII)
     }
 
     /// Bytes `index` to `index + 3` of `bytes` as one number.
@@ -359,14 +385,18 @@ final class SecretValues: Sendable {
     /// some form is hidden, whichever secrets the occurrences belong to and however they overlap; overlapping
     /// occurrences become one ``RunOptions/redacted``. Forms are found byte for byte, and also character for character
     /// where text may spell one with other bytes (``Form/spelledOtherwise``): all in the text as given, before any
-    /// of it is replaced.
+    /// of it is replaced. A QR code whose setup passcode is a secret is hidden whole, however it is written
+    /// (``qrCodeRanges(in:passcodes:)``).
     private static func redacting(_ text: String, with matchers: [Matcher]) -> String? {
         let holding = matchers.filter { !$0.whole.isEmpty }
         guard !holding.isEmpty else { return nil }
         let length = text.utf8.count
         if holding.contains(where: { $0.wholeLengths.contains(length) && $0.whole.contains(text) }) { return RunOptions.redacted }
         var text = text
-        let (found, ascii) = text.withUTF8 { bytes in (byteOccurrences(in: bytes, matchers: holding), bytes.allSatisfy { $0 < 0x80 }) }
+        let passcodes = holding.count == 1 ? holding[0].passcodes : holding.reduce(into: Set<Int>()) { $0.formUnion($1.passcodes) }
+        let (found, ascii) = text.withUTF8 { bytes in
+            (byteOccurrences(in: bytes, matchers: holding) + qrCodeRanges(in: bytes, passcodes: passcodes), bytes.allSatisfy { $0 < 0x80 })
+        }
         let other = ascii && !holding.contains(where: \.hasFormsOutsideASCII) ? [] : characterOccurrences(in: text, matchers: holding, ascii: ascii)
         guard !found.isEmpty || !other.isEmpty else { return nil }
         return text.withUTF8 { bytes in replacing(other.isEmpty ? found : found + other, in: bytes) }
