@@ -36,6 +36,36 @@ import Testing
         #expect(result.error?.cause == .valueTooLarge, "\(String(describing: result.error))")
     }
 
+    /// A parent that doubles `x` from 8 bytes to 1 MiB, then maps `body.json` (which returns its input `blob`) over
+    /// `count` items, `concurrency` at a time, with `blob` set to `x`.
+    static func mappingBlobs(count: Int, concurrency: Int) throws -> Workflow {
+        var states = [#""init": {"type": "assign", "set": {"x": "abcdefgh"}, "next": "s0"}"#]
+        for index in 0..<17 {
+            states.append(#""s\#(index)": {"type": "assign", "set": {"x": "${vars.x}${vars.x}"}, "next": "s\#(index + 1)"}"#)
+        }
+        let items = (0..<count).map { "\"d\($0)\"" }.joined(separator: ", ")
+        states.append(
+            #""s17": {"type": "map", "items": [\#(items)], "as": "id", "maxItems": \#(count), "concurrency": \#(concurrency), "path": "body.json", "inputs": {"blob": "${vars.x}"}, "result": "blobs", "next": "done"}"#)
+        states.append(#""done": {"type": "succeed", "output": "${vars.blobs.succeeded}"}"#)
+        let parent = #"{"workflow": "p", "version": 1, "start": "init", "states": {\#(states.joined(separator: ", "))}}"#
+        let body = #"{"workflow": "body", "version": 1, "start": "done", "inputs": {"blob": {"type": "string", "required": true}}, "states": {"done": {"type": "succeed", "output": "${input.blob}"}}}"#
+        let directory = try WorkflowDirectory("blobs", files: ["parent.json": parent, "body.json": body])
+        defer { directory.remove() }
+        return try WorkflowEngine().load(path: directory.path + "/parent.json")
+    }
+
+    @Test("a map state whose elements each return a large value fails with valueTooLarge once its results pass 16 MiB, one element at a time or several", arguments: [1, 4])
+    func mapResultsAreBounded(concurrency: Int) async throws {
+        let options = RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 1))
+        let many = try await WorkflowEngine().run(try Self.mappingBlobs(count: 20, concurrency: concurrency), inputs: [:], on: ScriptedHub(), options: options)
+        #expect(many.outcome == .failed)
+        #expect(many.error?.cause == .valueTooLarge && many.error?.state == "s17", "\(String(describing: many.error))")
+        #expect(many.error?.message.contains("the results of map state s17 grow larger than 16 MiB as JSON at element") == true, "\(String(describing: many.error))")
+        // Fifteen 1 MiB outputs fit.
+        let fewer = try await WorkflowEngine().run(try Self.mappingBlobs(count: 15, concurrency: concurrency), inputs: [:], on: ScriptedHub(), options: options)
+        #expect(fewer.outcome == .succeeded && fewer.output == 15, "\(String(describing: fewer.error))")
+    }
+
     @Test("a value under the limit is built as before")
     func underTheLimit() async throws {
         let text = #"{"workflow": "d", "version": 1, "start": "a", "states": {"a": {"type": "assign", "set": {"x": "ab"}, "next": "b"}, "b": {"type": "assign", "set": {"y": ["${vars.x}${vars.x}", {"k": "${vars.x}"}]}, "next": "done"}, "done": {"type": "succeed", "output": "${vars.y}"}}}"#

@@ -148,6 +148,6 @@ public struct ErrorCause: Sendable, Hashable, RawRepresentable, CustomStringConv
         (.mapTooManyItems, .outOfRange, "a map state's list has more elements than its maxItems"),
         (.mapElementsFailed, .aborted, "more elements of a map state failed than its tolerateFailures allows"),
         (.repeatExhausted, .resourceExhausted, "a repeat state ran its body maxIterations times without its until condition holding"),
-        (.valueTooLarge, .resourceExhausted, "a value a state built from its template is larger than 16 MiB as JSON"),
+        (.valueTooLarge, .resourceExhausted, "a value a state built (from its template, or a map state's results) is larger than 16 MiB as JSON"),
     ]
 }

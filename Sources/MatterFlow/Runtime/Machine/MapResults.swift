@@ -8,6 +8,9 @@ struct MapResults: Sendable {
     private(set) var byIndex: [JSONValue?]
     /// How many of the ended elements failed.
     private(set) var failures = 0
+    /// About how many bytes the entries kept take as JSON (``Scope/encodedSize(of:within:)``): at most
+    /// ``Scope/valueLimit``, as for any value a state builds.
+    private(set) var encodedBytes = 0
 
     init(count: Int) {
         byIndex = Array(repeating: nil, count: count)
@@ -16,15 +19,22 @@ struct MapResults: Sendable {
     /// Whether the element has ended.
     func hasEnded(_ index: Int) -> Bool { byIndex[index] != nil }
 
-    /// Keeps an ended element's entry; `failed` counts it as a failure.
-    mutating func keep(_ result: JSONValue, at index: Int, failed: Bool) {
+    /// Keeps an ended element's entry; `failed` counts it as a failure. False, and nothing kept, when the entries
+    /// would take more than ``Scope/valueLimit`` as JSON: elements each returning a large value (the same list every
+    /// time) would otherwise make a result no journal or trace could hold.
+    mutating func keep(_ result: JSONValue, at index: Int, failed: Bool) -> Bool {
+        guard let size = Scope.encodedSize(of: result, within: Scope.valueLimit - encodedBytes) else { return false }
+        encodedBytes += size
         byIndex[index] = result
         if failed { failures += 1 }
+        return true
     }
 
-    /// Keeps an entry a checkpoint recorded, a failure when its status says so.
+    /// Keeps an entry a checkpoint recorded, a failure when its status says so (kept within the limit when recorded).
     mutating func restore(_ result: JSONValue, at index: Int) {
-        keep(result, at: index, failed: result["status"]?.stringValue == "failed")
+        encodedBytes += Scope.encodedSize(of: result, within: .max) ?? 0
+        byIndex[index] = result
+        if result["status"]?.stringValue == "failed" { failures += 1 }
     }
 
     /// The map's result: every ended element's entry in element order, and how many succeeded and failed.

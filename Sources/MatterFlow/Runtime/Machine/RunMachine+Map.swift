@@ -113,24 +113,31 @@ extension RunMachine {
     }
 
     /// Keeps an ended element's entry in the map's results; a tolerated failure is a warning, and the failure that
-    /// exceeds `tolerateFailures` is returned as the map's error.
+    /// exceeds `tolerateFailures` is returned as the map's error, as is `valueTooLarge` for an entry that would make the
+    /// results larger than ``Scope/valueLimit`` as JSON.
     mutating func keepResult(
         _ end: LevelEnd, index: Int, items: [JSONValue], in results: inout MapResults, _ iteration: MapIteration, state: PlannedState
     ) -> FlowError? {
         let item = items[index]
         var result: JSONObject = ["index": .int(index), "item": item]
+        let qualified = top.prefix + state.name
+        func tooLarge() -> FlowError {
+            FlowError(
+            code: ErrorCause.valueTooLarge.code ?? .unknown, cause: .valueTooLarge,
+            message: "the results of map state \(qualified) grow larger than \(Scope.valueLimit >> 20) MiB as JSON at element \(index); "
+                + "return less from each element (its output is kept for every element)",
+            state: qualified)
+        }
         switch end {
         case .succeeded(let output):
             result["status"] = "succeeded"
             result["output"] = output ?? .null
-            results.keep(.object(result), at: index, failed: false)
-            return nil
+            return results.keep(.object(result), at: index, failed: false) ? nil : tooLarge()
         case .failed(let error), .cancelled(let error):
             result["status"] = "failed"
             result["error"] = Scope.json(error)
-            results.keep(.object(result), at: index, failed: true)
+            guard results.keep(.object(result), at: index, failed: true) else { return tooLarge() }
             let failures = results.failures
-            let qualified = top.prefix + state.name
             let element = "element \(index) (\(item.stringValue ?? JSONWriter.compact(item))) of map state \(qualified) failed: \(error.message)"
             guard failures <= iteration.tolerateFailures else {
                 return FlowError(
