@@ -246,7 +246,10 @@ import Testing
         // A file that cannot be written at start is refused before the worker claims anything: a typo would leave
         // it working with no metrics, which its alerts read as dead.
         #expect(await matterflow(["submit", Repository.workflow("prepare"), "--store", conninfo, "--structure", "s3"]).code == 0)
-        for unwritable in [directory.path + "/missing/w.prom", directory.path] {
+        // A symbolic link is judged by what it leads to: into a directory that is not there, or to a directory.
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/dangling.prom", withDestinationPath: "missing/w.prom")
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/folder.prom", withDestinationPath: directory.path)
+        for unwritable in [directory.path + "/missing/w.prom", directory.path, directory.path + "/dangling.prom", directory.path + "/folder.prom"] {
             let refused = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-n", "--metrics-file", unwritable])
             #expect(refused.code == 2, "\(refused.stderr)")
             #expect(refused.stderr.hasPrefix("error[outputNotWritten]: --metrics-file \(unwritable) cannot be written ("), "\(refused.stderr)")
