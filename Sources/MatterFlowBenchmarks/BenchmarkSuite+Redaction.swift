@@ -40,6 +40,19 @@ extension BenchmarkSuite {
         return results
     }
 
+    /// What a journaled run pays once to learn its onboarding payload's spellings (every code of the device, its
+    /// passcode's groupings, each JSON- and percent-encoded): the payload taken in, and the first line redacted, which
+    /// works them out. Each run of a worker pays it for its own payload.
+    func learnPayload() -> BenchmarkResult {
+        let line = "commissioning node 17 with MT:Y.K9042C00KA0648G00 (manual 3497-011-2332)"
+        precondition(SecretRedactor([.string(Self.payload)]).redacting(line) == "commissioning node 17 with \(RunOptions.redacted) (manual \(RunOptions.redacted))")
+        let samples = Sampler.sample(warmUp: count(20), repetitions: count(400)) {
+            _ = SecretRedactor([.string(Self.payload)]).redacting(line)
+        }.map { $0 * 1e6 }
+        return BenchmarkResult(
+            name: "redact.learnPayload", unit: "µs", median: Sampler.percentile(samples, 0.5), p99: Sampler.percentile(samples, 0.99))
+    }
+
     /// Run `run`'s token: 16 hexadecimal digits of its own.
     static func token(_ run: Int) -> String {
         let digits = String(UInt64(run) &* 0x9E37_79B9_7F4A_7C15, radix: 16)

@@ -26,7 +26,7 @@ public struct BenchmarkSuite: Sendable {
     public static let names = [
         "transition.overhead", "action.overhead", "commission.oneTask", "commission.allCores", "concurrent.10000",
         "load.shipped", "load.generated", "load.nested", "validate.process", "payload.parse", "payload.generate",
-        "dataset.parse", "dataset.encode", "redact.sharedLine",
+        "dataset.parse", "dataset.encode", "redact.sharedLine", "redact.learnPayload",
     ]
 
     static let payload = "MT:Y.K9042C00KA0648G00"
@@ -78,6 +78,7 @@ public struct BenchmarkSuite: Sendable {
         case "validate.process": return try validateProcess()
         case "payload.parse", "payload.generate", "dataset.parse", "dataset.encode": return [try codec(name)]
         case "redact.sharedLine": return try await sharedRedaction()
+        case "redact.learnPayload": return [learnPayload()]
         default: return []
         }
     }

@@ -268,7 +268,7 @@ final class SecretValues: Sendable {
             }
             for manual in manuals {
                 let grouped = OnboardingPayload.groupManualCode(manual)
-                texts += [manual, grouped] + [" ", "."].map { separator in grouped.replacingOccurrences(of: "-", with: separator) }
+                texts += [manual, grouped] + [UInt8(ascii: " "), UInt8(ascii: ".")].map { Self.replacingASCII(UInt8(ascii: "-"), with: $0, in: grouped) }
             }
             let passcode = String(payload.passcode)
             let padded = String(repeating: "0", count: max(0, 8 - passcode.count)) + passcode
@@ -278,6 +278,12 @@ final class SecretValues: Sendable {
         }
         var seen = Set<String>()
         return (texts.filter { $0 != given && seen.insert($0).inserted }, payloads.map { Int($0.passcode) })
+    }
+
+    /// `text` with every ASCII character `old` replaced by the ASCII character `new` (Foundation's
+    /// `replacingOccurrences` costs microseconds a call, and a run's secrets take several).
+    static func replacingASCII(_ old: UInt8, with new: UInt8, in text: String) -> String {
+        String(decoding: text.utf8.map { $0 == old ? new : $0 }, as: UTF8.self)
     }
 
     /// `digits` in groups of three from the right, joined by `separator` (`20,202,021`).
@@ -321,8 +327,8 @@ final class SecretValues: Sendable {
                 return [joined, joined.uppercased()]
             }
             let base64 = Data(bytes).base64EncodedString()
-            let base64URL = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            let unpadded = base64URL.replacingOccurrences(of: "=", with: "")
+            let base64URL = replacingASCII(UInt8(ascii: "/"), with: UInt8(ascii: "_"), in: replacingASCII(UInt8(ascii: "+"), with: UInt8(ascii: "-"), in: base64))
+            let unpadded = String(decoding: base64URL.utf8.filter { $0 != UInt8(ascii: "=") }, as: UTF8.self)
             let decimals = bytes.map { String($0) }
             let lists = [pairs.map { "0x" + $0 }.joined(separator: ", "), decimals.joined(separator: ", "), decimals.joined(separator: " ")]
             return [hex, hex.uppercased()] + separated + [base64, base64URL, unpadded] + lists + [pythonBytesBody(bytes)]
@@ -463,6 +469,8 @@ final class SecretValues: Sendable {
     /// ``nestingDepth`` times (as ``JSONWriter`` writes it, with `/` escaped as `\/` as other JSON writers do, and
     /// with every character outside letters and digits as a `\u` escape), and its percent-encoding.
     static func encodedForms(of secret: String) -> Set<String> {
+        // Letters and digits alone are every one of these forms themselves (most of a setup code's spellings).
+        if secret.utf8.allSatisfy(isASCIILetterOrDigit) { return secret.count >= minimumLength ? [secret] : [] }
         var forms: Set<String> = [secret]
         var nested = secret
         // Text JSON writes as it is (no quote, backslash, slash, control character or non-ASCII) is its own
@@ -492,7 +500,7 @@ final class SecretValues: Sendable {
         var result: [UInt8] = []
         result.reserveCapacity(text.utf8.count * 6)
         for scalar in text.unicodeScalars {
-            if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+            if scalar.isASCII, isASCIILetterOrDigit(UInt8(scalar.value)) {
                 result.append(UInt8(scalar.value))
                 continue
             }
@@ -502,6 +510,14 @@ final class SecretValues: Sendable {
             }
         }
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Whether `byte` is an ASCII letter or digit.
+    static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: false
+        }
     }
 
     /// `text` percent-encoded as in a URL: every UTF-8 byte outside `A-Z a-z 0-9 - . _ ~` as `%XX`.
