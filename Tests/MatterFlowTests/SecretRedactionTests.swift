@@ -118,6 +118,58 @@ struct SecretRedactionTests {
         #expect(shared.redacting("hub log: paired \(variants[1]) at 12:00:01 in 3.2 s") == "hub log: paired \(RunOptions.redacted) at 12:00:01 in 3.2 s")
     }
 
+    @Test("a code carrying a secret passcode is hidden however the text around it runs: cut short, run on, joined, doubled, after a space or an escaped colon; manual codes of another discriminator or vendor too")
+    func setupCodesInAwkwardPlaces() throws {
+        let given = "MT:Y.K9042C00KA0648G00"
+        let payload = try #require(try OnboardingPayload.decode(given).first)
+        var vendor = payload
+        vendor.vendorID = 0x1234
+        vendor.productID = 0x0001
+        vendor.commissioningFlow = .custom
+        let code = vendor.uncheckedQRCode()
+        let body = String(code.dropFirst(3))
+        var withData = vendor
+        withData.extensionData = try #require(try OnboardingPayload.decode("MT:-24J0AFN00KA064IJ3P0IXZB0DK5N1K8SQ1RYCU1-A40").first?.extensionData)
+        let long = withData.uncheckedQRCode()
+        var stranger = payload
+        stranger.passcode = 20_202_022
+        let other = stranger.uncheckedQRCode()
+        let qr = secrets(.string(given))
+        let r = RunOptions.redacted
+        for (text, expected) in [
+            ("wait \(code)...", "wait \(r)..."),
+            ("\(code)and more", "\(r) more"),
+            ("MT:\(code)", "MT:\(r)"),
+            ("\(other)*\(code)", "\(other)*\(r)"),
+            ("\(other)*\(body)", r),
+            ("\(code)*", r),
+            ("\(code)*XYZ", r),
+            ("MT%3A\(other.dropFirst(3))%2A\(body)&x", "\(r)&x"),
+            ("cut \(long.prefix(30))", "cut \(r)"),
+            ("MT: \(body) (spaced)", "\(r) (spaced)"),
+            ("MT%253A\(body)", r),
+            ("MT\\u003a\(body)", r),
+            ("MT&#58;\(body);", "\(r);"),
+            ("\(code)\(code)", "\(r)\(r)"),
+        ] {
+            #expect(qr.redacting("[\(text)]") == "[\(expected)]", "\(text)")
+        }
+        // Manual codes of the same passcode with another discriminator, and the 21-digit code of another vendor, in
+        // their printed groups or as digits, beside other numbers.
+        var discriminator = payload
+        discriminator.discriminator = .long(0x500)
+        let short = discriminator.uncheckedManualCode()
+        let vendorManual = vendor.uncheckedManualCode()
+        #expect(vendorManual.count == 21 && short.count == 11)
+        for manual in [short, OnboardingPayload.groupManualCode(short), vendorManual, OnboardingPayload.groupManualCode(vendorManual)] {
+            #expect(qr.redacting("code \(manual) 20202022, then 12 3") == "code \(r) 20202022, then 12 3", "\(manual)")
+            #expect(qr.redacting("1234 \(manual).") == "1234 \(r).", "\(manual)")
+        }
+        // Another device's codes, and numbers of that length whose passcode is no secret, stay.
+        let kept = "other \(stranger.uncheckedManualCode()) and 12345678901 and \(other)"
+        #expect(qr.redacting(kept) == kept)
+    }
+
     @Test("an ePSKc is secret in its printed groups of three too: with dashes, spaces or dots")
     func epskcForms() {
         let key = secrets(.string("528240781"))

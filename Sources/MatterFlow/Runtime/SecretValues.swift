@@ -361,14 +361,15 @@ final class SecretValues: Sendable {
 
     /// The first four bytes of every form redaction searches inside text, each as one number (``quad(_:at:)``):
     /// text in which no four neighbouring bytes are one of them holds none of the forms (each has four bytes or more).
-    /// With a secret that may be a setup passcode, the first four bytes of a QR code's prefix too (``qrCodeQuads``).
     ///
     /// `outsideASCII`: whether some form holds a character outside ASCII, which text may spell with other bytes, so
-    /// that its quad does not show it (ASCII text spelling a Kelvin sign `K`).
-    func leadingQuads() -> (quads: [UInt32], outsideASCII: Bool) {
+    /// that its quad does not show it (ASCII text spelling a Kelvin sign `K`). `readsSetupCodes`: whether some secret
+    /// may be a setup passcode, so that a setup code carrying it is hidden wherever it stands (``mayHoldSetupCode(_:)``
+    /// tells text that may hold one).
+    func leadingQuads() -> (quads: [UInt32], outsideASCII: Bool, readsSetupCodes: Bool) {
         let matcher = known.withLock { $0.currentMatcher() }
         let quads = matcher.forms.compactMap { $0.bytes.count >= 4 ? Self.quad($0.bytes, at: 0) : nil }
-        return (matcher.passcodes.isEmpty ? quads : quads + Self.qrCodeQuads, matcher.hasFormsOutsideASCII)
+        return (quads, matcher.hasFormsOutsideASCII, !matcher.passcodes.isEmpty)
     }
 
     /// Bytes `index` to `index + 3` of `bytes` as one number.
@@ -391,8 +392,8 @@ final class SecretValues: Sendable {
     /// some form is hidden, whichever secrets the occurrences belong to and however they overlap; overlapping
     /// occurrences become one ``RunOptions/redacted``. Forms are found byte for byte, and also character for character
     /// where text may spell one with other bytes (``Form/spelledOtherwise``): all in the text as given, before any
-    /// of it is replaced. A QR code whose setup passcode is a secret is hidden whole, however it is written
-    /// (``qrCodeRanges(in:passcodes:)``).
+    /// of it is replaced. A setup code whose passcode is a secret is hidden whole, however it is written
+    /// (``setupCodeRanges(in:passcodes:)``).
     private static func redacting(_ text: String, with matchers: [Matcher]) -> String? {
         let holding = matchers.filter { !$0.whole.isEmpty }
         guard !holding.isEmpty else { return nil }
@@ -401,7 +402,7 @@ final class SecretValues: Sendable {
         var text = text
         let passcodes = holding.count == 1 ? holding[0].passcodes : holding.reduce(into: Set<Int>()) { $0.formUnion($1.passcodes) }
         let (found, ascii) = text.withUTF8 { bytes in
-            (byteOccurrences(in: bytes, matchers: holding) + qrCodeRanges(in: bytes, passcodes: passcodes), bytes.allSatisfy { $0 < 0x80 })
+            (byteOccurrences(in: bytes, matchers: holding) + setupCodeRanges(in: bytes, passcodes: passcodes), bytes.allSatisfy { $0 < 0x80 })
         }
         let other = ascii && !holding.contains(where: \.hasFormsOutsideASCII) ? [] : characterOccurrences(in: text, matchers: holding, ascii: ascii)
         guard !found.isEmpty || !other.isEmpty else { return nil }

@@ -36,6 +36,9 @@ public final class SharedSecrets: Sendable {
         /// The kept runs with a secret holding a character outside ASCII, which a line may spell with other bytes
         /// than its quads: while there is one, every line is searched.
         var outsideASCII: Set<UInt64> = []
+        /// The kept runs with a secret that may be a setup passcode: while there is one, a line that may hold a
+        /// setup code is searched (``SecretValues/mayHoldSetupCode(_:)``).
+        var readingSetupCodes: Set<UInt64> = []
         /// Runs whose quads are in ``quads`` but which are kept no more: the set is made again past a number of them.
         var dropped = 0
     }
@@ -84,7 +87,7 @@ public final class SharedSecrets: Sendable {
             return (all, state.seen)
         }
         // The runs whose secrets grew since their quads were taken (taken outside the lock: each run has its own).
-        var grown: [(UInt64, Int, (quads: [UInt32], outsideASCII: Bool))] = []
+        var grown: [(UInt64, Int, (quads: [UInt32], outsideASCII: Bool, readsSetupCodes: Bool))] = []
         for secrets in all {
             let generation = secrets.generation
             if known[secrets.serial] != generation { grown.append((secrets.serial, generation, secrets.leadingQuads())) }
@@ -97,6 +100,7 @@ public final class SharedSecrets: Sendable {
                 for id in gone {
                     state.seen.removeValue(forKey: id)
                     state.outsideASCII.remove(id)
+                    state.readingSetupCodes.remove(id)
                 }
             }
             if state.dropped > 1024 {
@@ -104,6 +108,7 @@ public final class SharedSecrets: Sendable {
                 state.quads = []
                 state.seen = [:]
                 state.outsideASCII = []
+                state.readingSetupCodes = []
                 state.dropped = 0
                 return true
             }
@@ -111,8 +116,10 @@ public final class SharedSecrets: Sendable {
                 state.quads.formUnion(taken.quads)
                 state.seen[id] = generation
                 if taken.outsideASCII { state.outsideASCII.insert(id) } else { state.outsideASCII.remove(id) }
+                if taken.readsSetupCodes { state.readingSetupCodes.insert(id) } else { state.readingSetupCodes.remove(id) }
             }
             return !state.outsideASCII.isEmpty || Self.mayHold(text, quads: state.quads)
+                || (!state.readingSetupCodes.isEmpty && SecretValues.mayHoldSetupCode(Array(text.utf8)))
         }
         let redacted = mayHold ? SecretValues.redacting(text, across: all) : text
         return members.redacting(redacted)

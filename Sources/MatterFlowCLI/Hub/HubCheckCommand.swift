@@ -24,8 +24,9 @@ struct HubCheckCommand {
             Runs the checks of docs/hub-protocol.md, section 8, against the hub: handshake, status shape, one
             session per structure, cancel with nothing open, unknown device, invalid arguments, events as
             notifications, cancellation, ignored extensions. Prints one line per check (each failure with what
-            was sent, what came back and what the contract wanted), then "N passed, N failed". The suite opens
-            one session and cancels it again; it tests the structure given with --structure, else the first
+            was sent, what came back and what the contract wanted), then "N passed, N failed" (and "(N skipped)"
+            when some were). The suite opens one session and cancels it again; it tests the structure given with
+            --structure, else the first
             one the hub names in its handshake. With --catalog, the hub may also list the custom operations the
             catalog files declare. A hub behind a slow link can be given longer with --answer-limit; the
             cancellation check then allows as long, and its line says so.
