@@ -141,32 +141,35 @@ public final class HubServer: Sendable {
     private func receive(_ line: String) {
         let message: JSONObject
         let numberProblems: [Diagnostic]
-        let repeatedKey: JSONSourceMap.DuplicateKey?
+        let repeatedKeys: [JSONSourceMap.DuplicateKey]
         do {
             let parsed = try JSONDocument.parseKeepingNumberProblems(line, file: "request", refusingLoneSurrogates: false)
             guard let object = parsed.document.value.objectValue else {
                 return answer(.null, error: WireError.json(code: WireError.invalidRequest, message: "a message must be a JSON object"))
             }
-            (message, numberProblems, repeatedKey) = (object, parsed.numberProblems, parsed.document.sourceMap.duplicateKeys.first)
+            (message, numberProblems, repeatedKeys) = (object, parsed.numberProblems, parsed.document.sourceMap.duplicateKeys)
         } catch {
             return answer(.null, error: WireError.json(code: WireError.parseError, message: "the line is not valid JSON"))
         }
         let id = message["id"] ?? .null
+        // The id a refusal is sent with: null when the id is itself what is wrong (a number read clamped, a key given
+        // twice: either could be one the client never sent, or not the one it waits on).
+        let usableID = !numberProblems.contains { $0.pointer == "/id" } && !repeatedKeys.contains { $0.pointer == "/id" }
+            && (id.intValue.map { $0 >= 1 } ?? false) ? id : .null
+        // A notification (no id) is never answered, not even to refuse it.
+        let isNotification = message["id"] == nil && message["method"] != nil
         if let problem = numberProblems.first {
-            // A number no value can hold: the request is answered (when its id is usable: not itself such a number,
-            // which reads clamped, an id the client never sent), never read with a clamped value.
-            let usable = !numberProblems.contains { $0.pointer == "/id" } && (id.intValue.map { $0 >= 1 } ?? false)
+            // A number no value can hold: the request is answered, never read with a clamped value.
+            guard !isNotification else { return }
             let location = problem.pointer.isEmpty ? "" : "\(problem.pointer): "
-            return answer(
-                usable ? id : .null, error: WireError.json(FlowError(.invalidArgumentValue, location + problem.message)))
+            return answer(usableID, error: WireError.json(FlowError(.invalidArgumentValue, location + problem.message)))
         }
         // A key given twice in one object would be read with one of its values, not the other: the request is
-        // refused (with its id, unless the id is what is repeated) rather than served with a value the client may not
-        // have meant.
-        if let repeatedKey {
-            let usable = repeatedKey.pointer != "/id" && (id.intValue.map { $0 >= 1 } ?? false)
+        // refused rather than served with a value the client may not have meant.
+        if let repeatedKey = repeatedKeys.first {
+            guard !isNotification else { return }
             return answer(
-                usable ? id : .null,
+                usableID,
                 error: WireError.json(
                     FlowError(
                         .invalidArgumentValue,
@@ -177,9 +180,9 @@ public final class HubServer: Sendable {
         if line.utf8.contains(UInt8(ascii: "u")), line.contains("\\u"),
             (try? JSONDocument.parse(line, file: "request", refusingLoneSurrogates: true)) == nil
         {
-            let usable = id.intValue.map { $0 >= 1 } ?? false
+            guard !isNotification else { return }
             return answer(
-                usable ? id : .null,
+                usableID,
                 error: WireError.json(
                     FlowError(
                         .invalidArgumentValue,

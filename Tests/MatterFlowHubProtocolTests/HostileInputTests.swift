@@ -22,6 +22,8 @@ import Testing
         "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"createAddDeviceRequest\",\"params\":{\"structure\":\"maple-street\",\"topology\":{\"ecosystemName\":\"E\\ud800\",\"homes\":[]}}}",
         "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"status\",\"params\":{\"structure\":\"maple-street\",\"structure\":\"elm-street\"}}",
         "{\"jsonrpc\":\"2.0\",\"id\":10,\"id\":11,\"method\":\"status\",\"params\":{\"structure\":\"maple-street\"}}",
+        "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"status\",\"params\":{\"structure\":\"maple-street\",\"a\":1,\"a\":2},\"id\":13}",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"$/whatever\",\"params\":{\"b\":1,\"b\":2,\"n\":1e400}}",
     ]
 
     @Test func theServerAnswersEveryHostileLineAndKeepsServing() async throws {
@@ -54,7 +56,10 @@ import Testing
         // a null id (either could be the one the client waits on).
         let repeated = try #require(answers.first { $0["id"]?.intValue == 9 })
         #expect(repeated["error"]?["message"]?.stringValue?.contains(#"/params/structure: the request gives key "structure" twice"#) == true, "\(repeated)")
-        #expect(!answers.contains { [10, 11].contains($0["id"]?.intValue) }, "\(answers)")
+        #expect(!answers.contains { [10, 11, 12, 13].contains($0["id"]?.intValue) }, "\(answers)")
+        #expect(peer.received.contains { $0.hasPrefix("{\"jsonrpc\":\"2.0\",\"id\":null") && $0.contains("/params/a: the request gives key") }, "\(peer.received)")
+        // A notification is never answered, not even to refuse it.
+        #expect(!peer.received.contains { $0.contains("\"b\\\" twice") || $0.contains("/params/n") }, "\(peer.received)")
         #expect(peer.received.contains { $0.hasPrefix("{\"jsonrpc\":\"2.0\",\"id\":null") && $0.contains("/id: the request gives key") }, "\(peer.received)")
         #expect(errorIDs.count >= 3)
         // An id beyond 64 bits reads clamped: the answer to it carries a null id, never one the client did not send.

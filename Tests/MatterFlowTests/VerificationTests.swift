@@ -197,6 +197,22 @@ import Testing
         #expect(diagnostics.first?.pointer == "/states/prepare/onError/0")
     }
 
+    @Test("a route for valueTooLarge is never dead (any state building a value may fail so), nor is one asked for")
+    func aRouteForAValueTooLargeIsNotDead() {
+        let diagnostics = diagnose(#"""
+            {"workflow": "t", "version": 1, "start": "prepare", "onCancel": "cancel", "states": {
+              "prepare": {"type": "workflow", "path": "prepare.json", "next": "done",
+                          "onError": [{"errors": ["valueTooLarge"], "next": "failed"}, {"errors": ["resourceExhausted"], "next": "failed"}, {"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "workflow", "path": "cancel.json", "next": "released", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "released": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"},
+              "cancel": {"type": "workflow", "path": "cancel.json", "next": "cancelled", "onError": [{"errors": ["*"], "next": "cancelled"}]},
+              "cancelled": {"type": "fail", "code": "cancelled", "message": "cancelled"}
+            }}
+            """#)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+    }
+
     @Test func retryingANonIdempotentWriteAfterATimeoutIsUnsafe() throws {
         let text = #"""
             {"workflow": "t", "version": 1, "start": "prepare", "onCancel": "release", "states": {

@@ -65,7 +65,14 @@ struct ErrorHandlingCheck {
             }
             guard !names.contains("*"), !sameNames else { continue }
             let known = names.filter { ErrorCode(rawValue: $0) != nil || catalog.knowsCause($0) }
-            let deadNames = known.filter { name in !errors.intersects(flow.table.mayMatch(name)) }
+            // Any state building a value may fail with valueTooLarge: a route naming it is never dead, though no
+            // state is asked to route it (it would be every state's).
+            let tooLarge = flow.table.number(of: .valueTooLarge)
+            let takesTooLarge = known.contains { flow.table.mayMatch($0).contains(tooLarge) }
+            let deadNames = known.filter { name in
+                let matched = flow.table.mayMatch(name)
+                return !errors.intersects(matched) && !matched.contains(tooLarge)
+            }
             // Spelled out only for a finding: most entries have none.
             var raises: String {
                 errors.contains(PossibleErrorTable.anyNumber) ? "" : " (it raises \(flow.table.listed(errors)))"
@@ -74,7 +81,7 @@ struct ErrorHandlingCheck {
                 collector.warning(
                     dead, at: entryPointer,
                     "this \(what) can never match: \(raiser) never raises \(names.joined(separator: ", "))\(raises); remove it")
-            } else if let entryTaken = taken[safe: index], entryTaken.isEmpty, deadNames.count < known.count {
+            } else if let entryTaken = taken[safe: index], entryTaken.isEmpty, deadNames.count < known.count, !takesTooLarge {
                 collector.warning(
                     shadowed, at: entryPointer,
                     "this \(what) can never apply: earlier entries take every error of \(raiser) it could match; remove it or move it up")
