@@ -101,6 +101,20 @@ public enum JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// How many bytes `text` takes inside a JSON string as this writer writes it, without the quotes: its UTF-8 bytes,
+    /// a quote, a backslash and `\n`, `\r`, `\t`, `\b`, `\f` escaped in two, other control characters in six.
+    public static func escapedLength(of text: String) -> Int {
+        var length = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09, 0x08, 0x0C: length += 2
+            case 0..<0x20: length += 6
+            default: length += 1
+            }
+        }
+        return length
+    }
+
     /// The escape of a quote, a backslash or a control character.
     private static func appendEscape(_ byte: UInt8, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\\"))

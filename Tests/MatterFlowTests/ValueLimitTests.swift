@@ -38,8 +38,8 @@ import Testing
 
     /// A parent that doubles `x` from 8 bytes to 1 MiB, then maps `body.json` (which returns its input `blob`) over
     /// `count` items, `concurrency` at a time, with `blob` set to `x`.
-    static func mappingBlobs(count: Int, concurrency: Int) throws -> Workflow {
-        var states = [#""init": {"type": "assign", "set": {"x": "abcdefgh"}, "next": "s0"}"#]
+    static func mappingBlobs(count: Int, concurrency: Int, first: String = "abcdefgh") throws -> Workflow {
+        var states = [#""init": {"type": "assign", "set": {"x": "\#(first)"}, "next": "s0"}"#]
         for index in 0..<17 {
             states.append(#""s\#(index)": {"type": "assign", "set": {"x": "${vars.x}${vars.x}"}, "next": "s\#(index + 1)"}"#)
         }
@@ -64,6 +64,19 @@ import Testing
         // Fifteen 1 MiB outputs fit.
         let fewer = try await WorkflowEngine().run(try Self.mappingBlobs(count: 15, concurrency: concurrency), inputs: [:], on: ScriptedHub(), options: options)
         #expect(fewer.outcome == .succeeded && fewer.output == 15, "\(String(describing: fewer.error))")
+    }
+
+    @Test("the limit counts a value as JSON writes it: control characters escaped in six bytes each")
+    func escapesCount() async throws {
+        let options = RunOptions(structureID: "s", clock: ManualClock(), random: SeededRandomSource(seed: 1))
+        // 1 MiB of U+0001 is 6 MiB as JSON: three elements' outputs pass 16 MiB.
+        let controls = String(repeating: #"\u0001"#, count: 8)
+        let mapped = try await WorkflowEngine().run(
+            try Self.mappingBlobs(count: 4, concurrency: 1, first: controls), inputs: [:], on: ScriptedHub(), options: options)
+        #expect(mapped.error?.cause == .valueTooLarge && mapped.error?.message.contains("at element 2;") == true, "\(String(describing: mapped.error))")
+        // A string doubling from 8 control characters passes 16 MiB as JSON two doublings before 8 letters do (s21).
+        let doubled = try await run(Self.doubling(first: "\"\(controls)\"", doubled: #""${vars.x}${vars.x}""#))
+        #expect(doubled.error?.cause == .valueTooLarge && doubled.error?.state == "s18", "\(String(describing: doubled.error))")
     }
 
     @Test("a value under the limit is built as before")

@@ -119,24 +119,29 @@ struct Scope: Sendable {
             references += 1
             return value
         case .interpolation(let parts):
+            // Bounded as it grows, by the length the string will take as JSON (its escapes counted).
             var text = ""
+            var escaped = 0
+            func append(_ part: String) throws(FlowError) {
+                escaped += JSONWriter.escapedLength(of: part)
+                guard escaped <= Self.valueLimit else { throw Self.tooLarge("a string") }
+                text += part
+            }
             for part in parts {
                 switch part {
-                case .text(let literal): text += literal
+                case .text(let literal): try append(literal)
                 case .reference(let reference):
                     guard let value = resolve(reference) else { throw unresolved(reference) }
                     if let string = value.stringValue {
-                        guard text.utf8.count + string.utf8.count <= Self.valueLimit else { throw Self.tooLarge("a string") }
-                        text += string
+                        try append(string)
                     } else {
-                        guard Self.encodedSize(of: value, within: Self.valueLimit - text.utf8.count) != nil else {
+                        guard Self.encodedSize(of: value, within: Self.valueLimit - escaped) != nil else {
                             throw Self.tooLarge("a string")
                         }
-                        text += JSONWriter.compact(value)
+                        try append(JSONWriter.compact(value))
                     }
                 }
             }
-            guard text.utf8.count <= Self.valueLimit else { throw Self.tooLarge("a string") }
             return .string(text)
         case .array(let elements):
             var values: [JSONValue] = []
@@ -166,14 +171,14 @@ struct Scope: Sendable {
             "the state builds \(what) larger than \(valueLimit >> 20) MiB as JSON; a value that grows at each step (a string holding itself twice) is bounded")
     }
 
-    /// About how many bytes `value` takes as compact JSON (strings by their UTF-8 bytes, without escapes), or nil once
+    /// About how many bytes `value` takes as compact JSON (strings escaped, numbers at 8 bytes), or nil once
     /// that passes `budget`: a value holding one list many times over is counted as written, each time, and the walk
     /// stops at the budget, so it costs at most that many steps.
     static func encodedSize(of value: JSONValue, within budget: Int) -> Int? {
         var left = budget
         func walk(_ value: JSONValue) -> Bool {
             switch value {
-            case .string(let text): left -= text.utf8.count + 2
+            case .string(let text): left -= JSONWriter.escapedLength(of: text) + 2
             case .int, .double: left -= 8
             case .null, .bool: left -= 5
             case .array(let elements):
