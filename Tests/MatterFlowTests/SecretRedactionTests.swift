@@ -196,12 +196,17 @@ struct SecretRedactionTests {
         let key: [UInt8] = [0x99, 0x29, 0x15, 0x4d, 0xbc, 0x36, 0x32, 0x18, 0xbc, 0xd2, 0x2f, 0x90, 0x7c, 0xaf, 0x5c, 0x15]
         let pairs = key.map { String(format: "%02x", $0) }
         let url = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        for form in [
-            pairs.joined(separator: "-"), pairs.joined(separator: " ").uppercased(), url, url.replacingOccurrences(of: "=", with: ""),
-            pairs.map { "0x" + $0 }.joined(separator: ", "), key.map { String($0) }.joined(separator: ", "),
-            // Go prints a byte slice so.
-            key.map { String($0) }.joined(separator: " "),
-        ] {
+        let decimals: [String] = key.map { String($0) }
+        let signed: [String] = key.map { String(Int8(bitPattern: $0)) }
+        let upper: [String] = pairs.map { $0.uppercased() }
+        let cLower: [String] = pairs.map { "0x" + $0 }
+        let cUpper: [String] = upper.map { "0x" + $0 }
+        var forms: [String] = [pairs.joined(separator: "-"), pairs.joined(separator: " ").uppercased(), url, url.replacingOccurrences(of: "=", with: "")]
+        forms += [cLower.joined(separator: ", "), decimals.joined(separator: ", ")]
+        // Go prints a byte slice so; JSON, Java (signed), Rust and C without spaces so.
+        forms += [decimals.joined(separator: " "), decimals.joined(separator: ","), signed.joined(separator: ", ")]
+        forms += [upper.joined(separator: ", "), cLower.joined(separator: ","), cUpper.joined(separator: ", ")]
+        for form in forms {
             #expect(secrets.redacting("key [\(form)]") == "key [\(RunOptions.redacted)]", "\(form)")
         }
         // Python writes bytes so, inside b'...' or bytearray(b'...').
@@ -209,6 +214,8 @@ struct SecretRedactionTests {
             secrets.redacting(#"key bytearray(b'\x99)\x15M\xbc62\x18\xbc\xd2/\x90|\xaf\\\x15')"#) == "key bytearray(b'\(RunOptions.redacted)')")
         #expect(SecretValues.pythonBytesBody([0x27, 0x41, 0x09, 0x00]) == #"'A\t\x00"#)
         #expect(SecretValues.pythonBytesBody([0x27, 0x22, 0x0A]) == #"\'"\n"#)
+        #expect(SecretValues.pythonBytesBody([0x61, 0x27, 0x62], bytearray: true) == #"a\'b"#, "bytearray(b\"a\\'b\")")
+        #expect(SecretValues.pythonBytesBody([0x61, 0x27, 0x62]) == "a'b", "b\"a'b\"")
         #expect(SecretValues.datasetForms(of: "not a dataset at all").isEmpty)
         #expect(SecretValues.datasetForms(of: "0e08000000000001").isEmpty, "a dataset without the secret TLVs")
     }

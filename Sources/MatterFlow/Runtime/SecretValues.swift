@@ -311,9 +311,10 @@ final class SecretValues: Sendable {
     /// What an Operational Dataset keeps secret, when `text` is one: its Network Key and PSKc, each as a hub or its
     /// error may quote either TLV's value alone: hex in lower and upper case; bytes separated by colons, dashes or
     /// spaces (`a1:b2:...`, as border routers and tools print keys), in either case; base64 and base64url (with and
-    /// without padding); as a list of bytes, in C (`0xa1, 0xb2, ...`), decimal (`161, 178, ...`) or as Go prints a
-    /// byte slice (`161 178 ...`); and as Python writes the bytes (`\xa1\xb2...`, inside `b'...'`). None for other
-    /// text, which is not decoded.
+    /// without padding); as a list of bytes, each in decimal (also signed, as Java prints them), as `0x..` or as hex
+    /// digits in either case, separated by `, `, `,` or a space (C, JSON, Rust, Go and Java print byte arrays so); and
+    /// as Python writes the bytes (`\xa1\xb2...`, inside `b'...'` or `bytearray(b'...')`). None for other text, which
+    /// is not decoded.
     static func datasetForms(of text: String) -> [String] {
         guard text.utf8.count >= 8, Hex.holdsOnlyHexCharacters(text),
             let dataset = try? OperationalDataset(hex: text)
@@ -329,21 +330,28 @@ final class SecretValues: Sendable {
             let base64 = Data(bytes).base64EncodedString()
             let base64URL = replacingASCII(UInt8(ascii: "/"), with: UInt8(ascii: "_"), in: replacingASCII(UInt8(ascii: "+"), with: UInt8(ascii: "-"), in: base64))
             let unpadded = String(decoding: base64URL.utf8.filter { $0 != UInt8(ascii: "=") }, as: UTF8.self)
-            let decimals = bytes.map { String($0) }
-            let lists = [pairs.map { "0x" + $0 }.joined(separator: ", "), decimals.joined(separator: ", "), decimals.joined(separator: " ")]
-            return [hex, hex.uppercased()] + separated + [base64, base64URL, unpadded] + lists + [pythonBytesBody(bytes)]
+            // Each byte in decimal (signed too, as Java prints bytes), as 0x.. and as hex digits in either case, in
+            // lists separated by ", ", "," or " " (JSON, C, Rust, Go and Java print byte arrays so).
+            let elements: [[String]] = [
+                bytes.map { String($0) }, bytes.map { String(Int8(bitPattern: $0)) }, pairs.map { "0x" + $0 },
+                pairs.map { "0x" + $0.uppercased() }, pairs, pairs.map { $0.uppercased() },
+            ]
+            let lists = elements.flatMap { spelled in [", ", ",", " "].map { spelled.joined(separator: $0) } }
+            let python = [pythonBytesBody(bytes), pythonBytesBody(bytes, bytearray: true)]
+            return [hex, hex.uppercased()] + separated + [base64, base64URL, unpadded] + lists + python
         }
     }
 
     /// What Python writes between the quotes of `b'...'` for `bytes`: printable ASCII as it is (a backslash and the
     /// quote escaped), tab, newline and carriage return as `\t`, `\n`, `\r`, every other byte as `\xNN`. The quote is
-    /// `'` unless the bytes hold one and no `"`.
-    static func pythonBytesBody(_ bytes: [UInt8]) -> String {
+    /// `'` unless the bytes hold one and no `"`; a `bytearray` escapes `'` whichever it is.
+    static func pythonBytesBody(_ bytes: [UInt8], bytearray: Bool = false) -> String {
         let quote = bytes.contains(UInt8(ascii: "'")) && !bytes.contains(UInt8(ascii: "\"")) ? UInt8(ascii: "\"") : UInt8(ascii: "'")
+        let escaped: Set<UInt8> = bytearray ? [UInt8(ascii: "\\"), quote, UInt8(ascii: "'")] : [UInt8(ascii: "\\"), quote]
         var body = ""
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "\\"), quote: body += "\\" + String(UnicodeScalar(byte))
+            case _ where escaped.contains(byte): body += "\\" + String(UnicodeScalar(byte))
             case UInt8(ascii: "\t"): body += "\\t"
             case UInt8(ascii: "\n"): body += "\\n"
             case UInt8(ascii: "\r"): body += "\\r"
