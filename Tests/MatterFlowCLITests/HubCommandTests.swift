@@ -156,6 +156,13 @@ struct HubCommandTests {
         #expect(structure.stderr.contains("--structure applies only with --hub"))
     }
 
+    @Test("hub serve --listen with something else than an address is a usage error quoting it")
+    func listenQuotesWhatWasGiven() async {
+        let run = await matterflow(["hub", "serve", "--listen", "bogus"])
+        #expect(run.code == 64)
+        #expect(run.stderr.contains(#"--listen takes unix:PATH or tcp:HOST:PORT, not "bogus""#), "\(run.stderr)")
+    }
+
     @Test("a URL given as --hub is a usage error saying what to write instead, not a program or host name")
     func aURLIsNotAHub() async throws {
         let cases = [

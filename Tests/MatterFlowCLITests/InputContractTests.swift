@@ -125,6 +125,24 @@ struct InputContractTests {
         }
     }
 
+    @Test("every input problem is reported at once: text not of its type (with where in the value it fails), out of range, not in the list, unknown")
+    func everyInputProblemAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let workflow = try directory.write(
+            #"{"workflow": "w", "version": 1, "inputs": {"x": {"type": "array", "default": [1]}, "n": {"type": "integer", "minimum": 1, "maximum": 5}, "e": {"type": "string", "enum": ["a", "b"]}}, "start": "done", "states": {"done": {"type": "succeed"}}}"#,
+            to: "w.json")
+        let run = await matterflow(["run", workflow, "--input", "n=6", "--input", "e=c", "--input", "x=[1,2,", "--input", "n2=1"])
+        #expect(run.code == 2)
+        for finding in [
+            #"/x: input "x" must be a JSON array: invalid JSON: unexpected end of data"#, "(character 6 of the value)",
+            "/n: input \"n\" is not a number in 1...5", "/e: input \"e\" is not one of \"a\", \"b\"", "/n2: workflow w has no input \"n2\"",
+        ] {
+            #expect(run.stderr.contains(finding), "\(finding): \(run.stderr)")
+        }
+        #expect(!run.stderr.contains("/x: missing"), "\(run.stderr)")
+    }
+
     @Test("a sub-workflow's missing input points at the parent state's inputs, not at --input")
     func subworkflowInputAdvice() async throws {
         let directory = try TemporaryDirectory()

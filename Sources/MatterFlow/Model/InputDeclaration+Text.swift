@@ -58,7 +58,11 @@ extension InputDeclaration {
             } catch {
                 if type == .any { return .success(.string(text)) }
                 // The parser's reason may quote the text: not for a secret.
-                let reason = secret ? "" : error.diagnostics.first.map { ": \($0.message)" } ?? ""
+                let reason = secret ? "" : error.diagnostics.first.map { finding in
+                    // "this position" of the parser's advice is the value's: say where in it.
+                    let place = finding.location.map { $0.line > 1 ? " (line \($0.line), column \($0.column) of the value)" : " (character \($0.column) of the value)" } ?? ""
+                    return ": \(finding.message)\(place)"
+                } ?? ""
                 let example = type == .array ? #"["a"]"# : #"{"key": "value"}"#
                 return .failure(
                     InputTextError(message: "input \"\(name)\" must be a JSON \(type.rawValue)\(reason), e.g. --input '\(name)=\(example)'"))

@@ -15,29 +15,42 @@ struct RunInputParser {
     /// The inputs; `--input` values (``NameValuePair/inputs(_:command:)``) override those of the file (`--inputs FILE`
     /// with one `--input` for a name in it is allowed: the command line wins). Checks them against the declarations, reporting
     /// problems in the inputs file at their line and column.
+    /// Every problem is reported at once: an `--input` whose text is not of its type, and what the declarations find
+    /// in the others.
     func parse(file: String?, pairs: [NameValuePair]) throws(DiagnosticsError) -> JSONObject {
         var fileDocument: JSONDocument?
-        let inputs = try read(file: file, pairs: pairs, document: &fileDocument)
+        let (inputs, unread, readingProblems) = try read(file: file, pairs: pairs, document: &fileDocument)
+        var checked = inputs
+        for name in unread { checked[name] = nil }
+        var diagnostics = readingProblems
         do {
-            _ = try workflow.resolveInputs(inputs, source: file.map(Self.sourceName) ?? "--input")
+            _ = try workflow.resolveInputs(checked, source: file.map(Self.sourceName) ?? "--input")
         } catch {
             let locations = fileDocument?.sourceMap.locations()
-            throw DiagnosticsError(error.diagnostics.map { diagnostic in
+            for diagnostic in error.diagnostics {
                 var located = diagnostic
                 let name = JSONPointer.tokens(of: diagnostic.pointer).first ?? ""
+                // An input whose text could not be read is reported as such, not also as missing.
+                guard !unread.contains(name) else { continue }
                 if let locations, !pairs.contains(where: { $0.name == name }) {
                     located.location = locations.location(of: diagnostic.pointer, preferKey: true)
                 } else if file != nil {
                     located.file = "--input"
                 }
-                return located
-            })
+                diagnostics.append(located)
+            }
         }
+        guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
         return inputs
     }
 
-    private func read(file: String?, pairs: [NameValuePair], document fileDocument: inout JSONDocument?) throws(DiagnosticsError) -> JSONObject {
+    /// The inputs of the file and the pairs, the names of the pairs whose text is not of their input's type, and the
+    /// problems found reading them (those, and keys the file repeats).
+    private func read(
+        file: String?, pairs: [NameValuePair], document fileDocument: inout JSONDocument?
+    ) throws(DiagnosticsError) -> (inputs: JSONObject, unread: Set<String>, problems: [Diagnostic]) {
         var inputs = JSONObject()
+        var unread = Set<String>()
         var diagnostics: [Diagnostic] = []
         if let file {
             let document = try load(file)
@@ -58,14 +71,14 @@ struct RunInputParser {
             switch workflow.input(named: pair.name)?.value(fromText: pair.value) ?? .success(.string(pair.value)) {
             case .success(let value): inputs[pair.name] = value
             case .failure(let error):
+                unread.insert(pair.name)
                 diagnostics.append(
                     Diagnostic(
                         severity: .error, code: error.outOfRange ? DiagnosticCode.numberOutOfRange : DiagnosticCode.wrongType,
                         message: error.message, file: "--input", pointer: "/" + pair.name))
             }
         }
-        guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
-        return inputs
+        return (inputs, unread, diagnostics)
     }
 
     /// The name findings give the inputs' source: the path, or `<stdin>` for `-`.

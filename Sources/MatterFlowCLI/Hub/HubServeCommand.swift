@@ -41,8 +41,9 @@ struct HubServeCommand {
         } catch {
             throw UsageError(message: error.message.replacingOccurrences(of: "--hub", with: "--listen"), command: Self.spec.name)
         }
-        if case .command? = listen {
-            throw UsageError(message: "--listen takes unix:PATH or tcp:HOST:PORT", command: Self.spec.name)
+        if case .command? = listen, let given = arguments.value("listen") {
+            throw UsageError(
+                message: "--listen takes unix:PATH or tcp:HOST:PORT, not \"\(given)\"", command: Self.spec.name)
         }
         let clock = environment.clock ?? SystemClock()
         let hub: SimulatedHub
