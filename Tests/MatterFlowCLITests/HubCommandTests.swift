@@ -191,6 +191,7 @@ struct HubCommandTests {
         #expect(check.code == 2, "\(check.stdout)")
         #expect(check.stderr.contains("error[unknownStructure]: --structure nope: hub matterflow-simulator has no such structure (structures: maple-street)"), "\(check.stderr)")
         #expect(!check.stdout.contains("FAIL status"), "the hub's checks are not run against a structure it lacks: \(check.stdout)")
+        #expect(check.stdout.contains("SKIP the checks after the handshake"), "what was not run is said: \(check.stdout)")
     }
 
     @Test func aHubThatCannotBeStartedExitsTwoAndSaysWhy() async throws {
