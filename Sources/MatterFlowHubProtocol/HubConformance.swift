@@ -127,8 +127,21 @@ final class ConformanceRun {
     func pass(_ name: String) { checks.append(.init(name: name, verdict: .passed, detail: "")) }
 
     /// Passes the check `name` when `holds`, else fails it with what `call` sent and got and what was `wanted`.
+    /// An answer giving a key twice fails whatever it holds: `matterflow run` ends the connection there, and which of
+    /// the two values a check read says nothing of what the hub meant.
     func check(_ name: String, _ holds: Bool, _ call: (sent: String, reply: RawHubClient.Received?), wanted: String) {
-        if holds { pass(name) } else { fail(name, sent: call.sent, got: call.reply, wanted: wanted) }
+        if let repeated = Self.repeatedKeyProblem(call.reply) {
+            fail(name, sent: call.sent, got: call.reply, wanted: wanted + "; " + repeated)
+        } else if holds {
+            pass(name)
+        } else {
+            fail(name, sent: call.sent, got: call.reply, wanted: wanted)
+        }
+    }
+
+    /// What to say of an answer that gives a key twice in one object; nil for one that does not.
+    static func repeatedKeyProblem(_ reply: RawHubClient.Received?) -> String? {
+        reply?.repeatedKey.map { "each key once (this answer gives \"\($0.key)\" twice, at \($0.pointer); matterflow run ends the connection there)" }
     }
 
     func skip(_ name: String, _ why: String) { checks.append(.init(name: name, verdict: .skipped, detail: why)) }
@@ -227,6 +240,10 @@ final class ConformanceRun {
             fail(name, sent: call.sent, got: call.reply, wanted: "a result")
             return
         }
+        if let repeated = Self.repeatedKeyProblem(call.reply) {
+            fail(name, sent: call.sent, got: call.reply, wanted: "a result MatterFlow can read: " + repeated)
+            return
+        }
         do throws(FlowError) {
             try read(try WireReader(value, subject: "the result", cause: .hubFailure))
             pass(name)
@@ -253,9 +270,9 @@ final class ConformanceRun {
         let operations = handshake?["operations"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let unknown = operations.filter { !HubMethod.all.contains($0) && !customOperations.contains($0) }
         // Read as a client reads it: what it refuses, no client can use.
-        var problem: String?
+        var problem = Self.repeatedKeyProblem(hello.reply)
         var read: RemoteHub.Handshake?
-        if let handshake {
+        if let handshake, problem == nil {
             do {
                 read = try RemoteHub.Handshake(reading: .object(handshake))
                 handshakeUsable = true

@@ -258,6 +258,10 @@ struct MisbehavingPrepare: Hub {
         let lines = try #require(checks.first { $0.name.hasPrefix("every line the hub sends is a JSON object") })
         #expect(lines.verdict == .failed)
         #expect(lines.detail.contains(#"this gives "online" twice, at /result/online"#), "\(lines.detail)")
+        // The check that reads the status fails too, whichever value it would have read.
+        let reading = checks.filter { $0.verdict == .failed && $0.name != lines.name && $0.detail.contains(#"gives "online" twice, at /result/online"#) }
+        #expect(!reading.isEmpty, "\(checks)")
+        #expect(!checks.contains { $0.verdict == .passed && $0.name.contains("status") }, "\(checks)")
     }
 
     @Test("a hub that closes the connection fails once, saying so, instead of every later check reporting silence")
