@@ -150,6 +150,8 @@ struct SecretRedactionTests {
             ("MT%253A\(body)", r),
             ("MT\\u003a\(body)", r),
             ("MT&#58;\(body);", "\(r);"),
+            ("MT&#x3A;\(body) MT&colon;\(body)", "\(r) \(r)"),
+            ("MT%253A\(other.dropFirst(3))%252A\(body)", r),
             ("\(code)\(code)", "\(r)\(r)"),
         ] {
             #expect(qr.redacting("[\(text)]") == "[\(expected)]", "\(text)")

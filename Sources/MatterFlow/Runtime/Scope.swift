@@ -171,7 +171,7 @@ struct Scope: Sendable {
             "the state builds \(what) larger than \(valueLimit >> 20) MiB as JSON; a value that grows at each step (a string holding itself twice) is bounded")
     }
 
-    /// About how many bytes `value` takes as compact JSON (strings escaped, numbers at 8 bytes), or nil once
+    /// About how many bytes `value` takes as compact JSON (strings and keys escaped, a float at its longest), or nil once
     /// that passes `budget`: a value holding one list many times over is counted as written, each time, and the walk
     /// stops at the budget, so it costs at most that many steps.
     static func encodedSize(of value: JSONValue, within budget: Int) -> Int? {
@@ -179,18 +179,21 @@ struct Scope: Sendable {
         func walk(_ value: JSONValue) -> Bool {
             switch value {
             case .string(let text): left -= JSONWriter.escapedLength(of: text) + 2
-            case .int, .double: left -= 8
-            case .null, .bool: left -= 5
+            case .int(let number): left -= Self.decimalLength(of: number)
+            case .double: left -= 24  // the longest a Double is written in
+            case .null, .bool(true): left -= 4
+            case .bool(false): left -= 5
             case .array(let elements):
-                left -= 2
+                // The brackets and a comma between elements.
+                left -= 2 + max(0, elements.count - 1)
                 for element in elements {
-                    left -= 1
                     guard left >= 0, walk(element) else { return false }
                 }
             case .object(let object):
-                left -= 2
+                left -= 2 + max(0, object.members.count - 1)
                 for member in object.members {
-                    left -= member.key.utf8.count + 4
+                    // The key's quotes and colon.
+                    left -= JSONWriter.escapedLength(of: member.key) + 3
                     guard left >= 0, walk(member.value) else { return false }
                 }
             }
@@ -199,6 +202,16 @@ struct Scope: Sendable {
         return walk(value) ? budget - left : nil
     }
 
+    /// How many characters JSON writes `number` in.
+    static func decimalLength(of number: Int) -> Int {
+        var length = number < 0 ? 2 : 1
+        var rest = number.magnitude / 10
+        while rest > 0 {
+            length += 1
+            rest /= 10
+        }
+        return length
+    }
 
     /// Evaluates a choice condition. Type mismatches are false; unresolved references make `exists` false and
     /// `isEmpty` true, and fail the state otherwise.

@@ -26,7 +26,7 @@ extension SecretValues {
 
     /// Where a QR code carrying one of `passcodes` stands: `MT:` in either case (also percent-encoded once or twice,
     /// JSON-escaped or as an HTML entity, and with a space after it), then base-38 text in either case, payloads
-    /// joined by `*` (or `%2A`). Each payload's passcode is read from its first 19 or 20 characters, which hold the fixed
+    /// joined by `*` (or `%2A`, `%252A`). Each payload's passcode is read from its first 19 or 20 characters, which hold the fixed
     /// fields, so a code cut short, or run into the text after it (`MT:...and`, `MT:....`), is read too; the whole run
     /// of code characters is hidden.
     static func qrCodeRanges(in bytes: UnsafeBufferPointer<UInt8>, passcodes: Set<Int>) -> [Range<Int>] {
@@ -51,9 +51,9 @@ extension SecretValues {
                     break  // another code follows at once (`MT:...MT:...`)
                 } else if isBase38Byte(bytes[end]) {
                     end += 1
-                } else if bytes[end] == UInt8(ascii: "*") || startsPercentStar(bytes, at: end) {
+                } else if let star = starLength(in: bytes, at: end) {
                     segments.append(segmentStart..<end)
-                    end += bytes[end] == UInt8(ascii: "*") ? 1 : 3
+                    end += star
                     segmentStart = end
                 } else {
                     break
@@ -101,8 +101,8 @@ extension SecretValues {
     }
 
     /// What may stand between `MT` and a QR code's body: `:` as it is, percent-encoded once or twice, JSON-escaped,
-    /// and as an HTML entity (letters compared in lower case).
-    private static let qrPrefixTails: [[UInt8]] = [":", "%3a", "%253a", "\\u003a", "&#58;"].map { Array($0.utf8) }
+    /// and as an HTML entity (decimal, hexadecimal or named; letters compared in lower case).
+    private static let qrPrefixTails: [[UInt8]] = [":", "%3a", "%253a", "\\u003a", "&#58;", "&#x3a;", "&colon;"].map { Array($0.utf8) }
 
     /// The length of the QR code prefix at `index` (`MT` in either case and one of ``qrPrefixTails``), or nil.
     private static func qrPrefixLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
@@ -114,11 +114,17 @@ extension SecretValues {
         return nil
     }
 
-    /// Whether `%2A` (a percent-encoded `*`, in either case) stands at `index`.
-    private static func startsPercentStar(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
-        index + 3 <= bytes.count && bytes[index] == UInt8(ascii: "%") && bytes[index + 1] == UInt8(ascii: "2")
-            && lowercased(bytes[index + 2]) == UInt8(ascii: "a")
+    /// The length of the `*` joining payloads at `index` (as it is, or percent-encoded once or twice: `%2A`,
+    /// `%252A`, in either case), or nil.
+    private static func starLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+        if bytes[index] == UInt8(ascii: "*") { return 1 }
+        for encoded in starEncodings where index + encoded.count <= bytes.count {
+            if encoded.indices.allSatisfy({ lowercased(bytes[index + $0]) == encoded[$0] }) { return encoded.count }
+        }
+        return nil
     }
+
+    private static let starEncodings: [[UInt8]] = ["%2a", "%252a"].map { Array($0.utf8) }
 
     /// `byte` in lower case when it is an ASCII capital letter.
     private static func lowercased(_ byte: UInt8) -> UInt8 {
@@ -130,70 +136,75 @@ extension SecretValues {
         isASCIILetterOrDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 
-    /// Where a manual pairing code carrying one of `passcodes` stands: 11 or 21 digits, alone or in groups separated
-    /// by one dash, space or dot (`3497-011-2332`, `7497 0112 3304 6600 00011`), not inside a longer group of digits.
-    /// Neighbouring numbers may be separated so too (`34970112332 20202021`): each run of groups whose digits add up
-    /// to 11 or 21 is read. Its check digit must hold, so a number that only happens to be that long is seldom
-    /// decoded, and then kept unless its passcode is a secret.
+    /// Where a manual pairing code carrying one of `passcodes` stands: 11 or 21 digits, as one number or in the groups
+    /// codes are printed in (4-3-4, 4-4-4-4-5) separated by a dash, space or dot, not inside a longer number
+    /// (`34970112332`, `3497-011-2332`, `7497 0112 3304 6600 00011`), whatever numbers stand around it. Its first digit must say its length and its
+    /// check digit must hold before it is decoded, so a number that only happens to be that long seldom is; a code
+    /// whose passcode is no secret stays.
     static func manualCodeRanges(in bytes: UnsafeBufferPointer<UInt8>, passcodes: Set<Int>) -> [Range<Int>] {
-        let separators: [UInt8] = [UInt8(ascii: "-"), UInt8(ascii: " "), UInt8(ascii: ".")]
         var ranges: [Range<Int>] = []
         var index = 0
         while index < bytes.count {
-            guard isDigit(bytes[index]) else {
+            guard isDigit(bytes[index]), index == 0 || !isDigit(bytes[index - 1]) else {
                 index += 1
                 continue
             }
-            // The groups of digits from here on, each separator standing between two digits.
+            // The groups from here, as long as a code's: each separator between two digits.
             var groups: [Range<Int>] = []
-            var groupStart = index
             var end = index
-            while true {
+            while groups.count < 5 {
+                let start = end
                 while end < bytes.count, isDigit(bytes[end]) { end += 1 }
-                groups.append(groupStart..<end)
-                guard end + 1 < bytes.count, separators.contains(bytes[end]), isDigit(bytes[end + 1]) else { break }
+                groups.append(start..<end)
+                guard isGroupSeparator(in: bytes, at: end) else { break }
                 end += 1
-                groupStart = end
             }
-            var first = 0
-            while first < groups.count {
-                var count = 0
-                var matched: Int?
-                for last in first..<groups.count {
-                    count += groups[last].count
-                    if count > 21 { break }
-                    guard count == 11 || count == 21 else { continue }
-                    let digits = groups[first...last].flatMap { Array(bytes[$0]) }
-                    if let payload = try? OnboardingPayload.parseManualCode(String(decoding: digits, as: UTF8.self)),
-                        passcodes.contains(Int(payload.passcode))
-                    {
-                        matched = last
-                    }
-                }
-                if let matched {
-                    ranges.append(groups[first].lowerBound..<groups[matched].upperBound)
-                    first = matched + 1
-                } else {
-                    first += 1
-                }
+            let lengths = groups.map(\.count)
+            if let shape = Self.manualCodeShapes.first(where: lengths.starts(with:)),
+                manualPasscode(in: bytes, groups: groups.prefix(shape.count)).map(passcodes.contains) == true
+            {
+                ranges.append(groups[0].lowerBound..<groups[shape.count - 1].upperBound)
+                index = groups[shape.count - 1].upperBound
+            } else {
+                index = groups[0].upperBound
             }
-            index = end
         }
         return ranges
     }
 
+    /// The lengths of the digit groups a manual code is written in: whole, or as printed.
+    private static let manualCodeShapes = [[11], [21], [4, 3, 4], [4, 4, 4, 4, 5]]
+
+    /// Whether a dash, space or dot standing between two digits is at `index`.
+    private static func isGroupSeparator(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        guard index > 0, index + 1 < bytes.count, isDigit(bytes[index - 1]), isDigit(bytes[index + 1]) else { return false }
+        return bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: ".")
+    }
+
+    /// The passcode of the manual code whose digits stand in `groups`; nil when its first digit says another length
+    /// (4 to 7 for 21 digits, 0 to 3 for 11; 8 and 9 never begin one) or its check digit does not hold.
+    private static func manualPasscode(in bytes: UnsafeBufferPointer<UInt8>, groups: ArraySlice<Range<Int>>) -> Int? {
+        let values = groups.flatMap { group in bytes[group].map { Int($0 - UInt8(ascii: "0")) } }
+        guard let first = values.first, first < 8, (first >= 4) == (values.count == 21),
+            Verhoeff.checkDigit(forDigitValues: Array(values.dropLast())) == values.last,
+            let payload = try? OnboardingPayload.parseManualCode(String(decoding: values.map { UInt8($0) + UInt8(ascii: "0") }, as: UTF8.self))
+        else { return nil }
+        return Int(payload.passcode)
+    }
+
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
-    /// Whether text may hold a setup code ``setupCodeRanges(in:passcodes:)`` reads: `MT` in either case, or 11
-    /// digits. A line with neither is not read.
-    static func mayHoldSetupCode(_ bytes: [UInt8]) -> Bool {
+    /// Whether text may hold a setup code ``setupCodeRanges(in:passcodes:)`` reads: a QR code's prefix, or 11 digits
+    /// in a row of digit groups. A line with neither is not read.
+    static func mayHoldSetupCode(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var digits = 0
-        for (index, byte) in bytes.enumerated() {
-            if isDigit(byte) {
+        for index in bytes.indices {
+            if isDigit(bytes[index]) {
                 digits += 1
                 if digits >= 11 { return true }
-            } else if byte | 0x20 == UInt8(ascii: "m"), index + 1 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "t") {
-                return true
+            } else if !isGroupSeparator(in: bytes, at: index) {
+                digits = 0
+                if qrPrefixLength(in: bytes, at: index) != nil { return true }
             }
         }
         return false

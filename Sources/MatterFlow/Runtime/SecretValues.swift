@@ -408,7 +408,9 @@ final class SecretValues: Sendable {
         let length = text.utf8.count
         if holding.contains(where: { $0.wholeLengths.contains(length) && $0.whole.contains(text) }) { return RunOptions.redacted }
         var text = text
-        let passcodes = holding.count == 1 ? holding[0].passcodes : holding.reduce(into: Set<Int>()) { $0.formUnion($1.passcodes) }
+        // The passcodes of the runs that may hold one (most hold none, and are not merged).
+        let readers = holding.filter { !$0.passcodes.isEmpty }
+        let passcodes = readers.count == 1 ? readers[0].passcodes : readers.reduce(into: Set<Int>()) { $0.formUnion($1.passcodes) }
         let (found, ascii) = text.withUTF8 { bytes in
             (byteOccurrences(in: bytes, matchers: holding) + setupCodeRanges(in: bytes, passcodes: passcodes), bytes.allSatisfy { $0 < 0x80 })
         }

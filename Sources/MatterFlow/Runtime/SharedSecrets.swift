@@ -119,7 +119,7 @@ public final class SharedSecrets: Sendable {
                 if taken.readsSetupCodes { state.readingSetupCodes.insert(id) } else { state.readingSetupCodes.remove(id) }
             }
             return !state.outsideASCII.isEmpty || Self.mayHold(text, quads: state.quads)
-                || (!state.readingSetupCodes.isEmpty && SecretValues.mayHoldSetupCode(Array(text.utf8)))
+                || (!state.readingSetupCodes.isEmpty && text.utf8.withContiguousStorageIfAvailable(SecretValues.mayHoldSetupCode) != false)
         }
         let redacted = mayHold ? SecretValues.redacting(text, across: all) : text
         return members.redacting(redacted)
