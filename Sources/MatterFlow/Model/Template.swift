@@ -172,6 +172,27 @@ public indirect enum Template: Sendable {
         }
     }
 
+    /// Whether evaluating the template may fail with `valueTooLarge` (``Scope``'s bound on built values): it puts a
+    /// string together from a reference, or builds a list or object holding two references or more. A template that
+    /// is one reference passes its value on as it is.
+    var mayBuildTooLarge: Bool {
+        switch self {
+        case .literal, .reference: false
+        case .interpolation: hasReferences
+        case .array, .object: references.count >= 2 || interpolatesReference
+        }
+    }
+
+    /// Whether some string of the template is put together from a reference.
+    private var interpolatesReference: Bool {
+        switch self {
+        case .literal, .reference: false
+        case .interpolation: hasReferences
+        case .array(let elements): elements.contains(where: \.interpolatesReference)
+        case .object(let members): members.contains(where: \.value.interpolatesReference)
+        }
+    }
+
     /// Calls `body` with every reference in the template, in order, and where the value holding it sits in the
     /// template: the indices and keys of the arrays and objects around it (none for the template's own value).
     func forEachReference(inside path: [String] = [], _ body: (Reference, [String]) -> Void) {

@@ -27,9 +27,13 @@ struct ErrorHandlingCheck {
                 step.onError.map(\.errors), taken: routing.routed, errors: routing.errors, raiser: raiser,
                 pointer: state.pointer + "/onError", what: "error route", dead: Code.deadErrorRoute,
                 shadowed: Code.shadowedErrorRoute)
-            guard !routing.escaping.isEmpty else { continue }
-            let anyError = routing.escaping.contains(PossibleErrorTable.anyNumber)
-            let message = "\(anyError ? "errors" : flow.table.listed(routing.escaping)) can leave \"\(name)\" with no route and end the workflow\(anyError ? " (\(raiser) may re-raise any error)" : ""); route them, or add a last route for \"*\""
+            // A value grown past its bound (valueTooLarge) is the workflow's own doing, not the hub's: a route for
+            // it is never dead, but none is asked for.
+            var escaping = routing.escaping
+            escaping.remove(flow.table.number(of: .valueTooLarge))
+            guard !escaping.isEmpty else { continue }
+            let anyError = escaping.contains(PossibleErrorTable.anyNumber)
+            let message = "\(anyError ? "errors" : flow.table.listed(escaping)) can leave \"\(name)\" with no route and end the workflow\(anyError ? " (\(raiser) may re-raise any error)" : ""); route them, or add a last route for \"*\""
             let pointer = step.onError.isEmpty ? state.pointer : state.pointer + "/onError"
             if workflow.contract.handleAllErrors {
                 collector.error(Code.unhandledError, at: pointer, atKey: step.onError.isEmpty, message + " (the workflow declares \"handleAllErrors\")")
@@ -65,14 +69,7 @@ struct ErrorHandlingCheck {
             }
             guard !names.contains("*"), !sameNames else { continue }
             let known = names.filter { ErrorCode(rawValue: $0) != nil || catalog.knowsCause($0) }
-            // Any state building a value may fail with valueTooLarge: a route naming it is never dead, though no
-            // state is asked to route it (it would be every state's).
-            let tooLarge = flow.table.number(of: .valueTooLarge)
-            let takesTooLarge = known.contains { flow.table.mayMatch($0).contains(tooLarge) }
-            let deadNames = known.filter { name in
-                let matched = flow.table.mayMatch(name)
-                return !errors.intersects(matched) && !matched.contains(tooLarge)
-            }
+            let deadNames = known.filter { name in !errors.intersects(flow.table.mayMatch(name)) }
             // Spelled out only for a finding: most entries have none.
             var raises: String {
                 errors.contains(PossibleErrorTable.anyNumber) ? "" : " (it raises \(flow.table.listed(errors)))"
@@ -81,7 +78,7 @@ struct ErrorHandlingCheck {
                 collector.warning(
                     dead, at: entryPointer,
                     "this \(what) can never match: \(raiser) never raises \(names.joined(separator: ", "))\(raises); remove it")
-            } else if let entryTaken = taken[safe: index], entryTaken.isEmpty, deadNames.count < known.count, !takesTooLarge {
+            } else if let entryTaken = taken[safe: index], entryTaken.isEmpty, deadNames.count < known.count {
                 collector.warning(
                     shadowed, at: entryPointer,
                     "this \(what) can never apply: earlier entries take every error of \(raiser) it could match; remove it or move it up")
