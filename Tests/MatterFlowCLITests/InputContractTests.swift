@@ -141,6 +141,11 @@ struct InputContractTests {
             #expect(run.stderr.contains(finding), "\(finding): \(run.stderr)")
         }
         #expect(!run.stderr.contains("/x: missing"), "\(run.stderr)")
+        // An inputs file that holds no object is said, with the --input problems beside it.
+        let list = try directory.write("[1]", to: "list.json")
+        let filed = await matterflow(["run", workflow, "--inputs", list, "--input", "x=[1,"])
+        #expect(filed.code == 2)
+        #expect(filed.stderr.contains("an inputs file must hold a JSON object") && filed.stderr.contains(#"input "x" must be a JSON array"#), "\(filed.stderr)")
     }
 
     @Test("a sub-workflow's missing input points at the parent state's inputs, not at --input")

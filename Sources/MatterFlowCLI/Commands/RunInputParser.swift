@@ -19,7 +19,9 @@ struct RunInputParser {
     /// in the others.
     func parse(file: String?, pairs: [NameValuePair]) throws(DiagnosticsError) -> JSONObject {
         var fileDocument: JSONDocument?
-        let (inputs, unread, readingProblems) = try read(file: file, pairs: pairs, document: &fileDocument)
+        let (inputs, unread, readingProblems, usable) = try read(file: file, pairs: pairs, document: &fileDocument)
+        // A file that holds no object of inputs leaves nothing to check against the declarations.
+        guard usable else { throw DiagnosticsError(readingProblems) }
         var checked = inputs
         for name in unread { checked[name] = nil }
         var diagnostics = readingProblems
@@ -44,27 +46,30 @@ struct RunInputParser {
         return inputs
     }
 
-    /// The inputs of the file and the pairs, the names of the pairs whose text is not of their input's type, and the
-    /// problems found reading them (those, and keys the file repeats).
+    /// The inputs of the file and the pairs, the names of the pairs whose text is not of their input's type, the
+    /// problems found reading them (those, keys the file repeats, a file holding no object), and whether the file
+    /// (if any) holds an object of inputs.
     private func read(
         file: String?, pairs: [NameValuePair], document fileDocument: inout JSONDocument?
-    ) throws(DiagnosticsError) -> (inputs: JSONObject, unread: Set<String>, problems: [Diagnostic]) {
+    ) throws(DiagnosticsError) -> (inputs: JSONObject, unread: Set<String>, problems: [Diagnostic], usable: Bool) {
         var inputs = JSONObject()
+        var usable = true
         var unread = Set<String>()
         var diagnostics: [Diagnostic] = []
         if let file {
             let document = try load(file)
             fileDocument = document
             diagnostics += document.duplicateKeyDiagnostics()
-            guard case .object(let object) = document.value else {
-                throw DiagnosticsError([
+            if case .object(let object) = document.value {
+                inputs = object
+            } else {
+                usable = false
+                diagnostics.append(
                     Diagnostic(
                         severity: .error, code: DiagnosticCode.wrongType,
                         message: "an inputs file must hold a JSON object of input names to values, found \(document.value.typeName)",
-                        file: document.file, location: document.sourceMap.location(of: ""))
-                ])
+                        file: document.file, location: document.sourceMap.location(of: "")))
             }
-            inputs = object
         }
         for pair in pairs {
             // Unknown inputs are kept as strings and reported later.
@@ -78,7 +83,7 @@ struct RunInputParser {
                         message: error.message, file: "--input", pointer: "/" + pair.name))
             }
         }
-        return (inputs, unread, diagnostics)
+        return (inputs, unread, diagnostics, usable)
     }
 
     /// The name findings give the inputs' source: the path, or `<stdin>` for `-`.
