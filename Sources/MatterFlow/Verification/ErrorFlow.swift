@@ -89,14 +89,12 @@ final class ErrorFlow {
             errors = table.errors(calling: operation)
             if !operation.arguments.isEmpty || !action.arguments.isEmpty { errors.insert(table.number(of: .invalidArgumentValue)) }
             if action.arguments.contains(where: { !$0.value.references.isEmpty }) { errors.insert(table.number(of: .unresolvedReference)) }
-            if action.arguments.contains(where: \.value.mayBuildTooLarge) { errors.insert(table.number(of: .valueTooLarge)) }
             guards = action.step.guards
         case .workflow(let subworkflow) where subworkflow.map != nil:
             // A map state fails with errors of its own: an element's error (its body's, or its inputs') is recorded
             // in the result, and only more of them than it tolerates fail the map.
             guard let map = subworkflow.map else { return nil }
-            // Its results too are bounded (every element's output is kept).
-            errors = ErrorSet([table.number(of: .mapItemsNotList), table.number(of: .mapTooManyItems), table.number(of: .valueTooLarge)])
+            errors = ErrorSet([table.number(of: .mapItemsNotList), table.number(of: .mapTooManyItems)])
             if map.items.hasReferences { errors.insert(table.number(of: .unresolvedReference)) }
             if map.tolerateFailures < map.maxItems { errors.insert(table.number(of: .mapElementsFailed)) }
             guards = []
@@ -109,7 +107,6 @@ final class ErrorFlow {
                 causes = [.invalidArgumentValue, .unresolvedReference]
             }
             for cause in causes { errors.insert(table.number(of: cause)) }
-            if subworkflow.inputs.contains(where: \.value.mayBuildTooLarge) { errors.insert(table.number(of: .valueTooLarge)) }
             if subworkflow.repeating != nil {
                 errors.insert(table.number(of: .repeatExhausted))
                 errors.insert(table.number(of: .unresolvedReference))

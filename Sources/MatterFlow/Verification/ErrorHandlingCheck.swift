@@ -20,20 +20,17 @@ struct ErrorHandlingCheck {
             guard let step = state.step, let routing = flow.routing(number) else { continue }
             let name = state.name
             let raiser = raiserName(state)
+            let buildsValues = Self.mayBuildTooLarge(state, in: workflow, visited: [])
             checkEntries(
-                step.retry.map(\.errors), taken: routing.retried, errors: routing.errors, raiser: raiser,
+                step.retry.map(\.errors), taken: routing.retried, errors: routing.errors, buildsValues: buildsValues, raiser: raiser,
                 pointer: state.pointer + "/retry", what: "retry entry", dead: Code.deadRetry, shadowed: Code.shadowedRetry)
             checkEntries(
-                step.onError.map(\.errors), taken: routing.routed, errors: routing.errors, raiser: raiser,
+                step.onError.map(\.errors), taken: routing.routed, errors: routing.errors, buildsValues: buildsValues, raiser: raiser,
                 pointer: state.pointer + "/onError", what: "error route", dead: Code.deadErrorRoute,
                 shadowed: Code.shadowedErrorRoute)
-            // A value grown past its bound (valueTooLarge) is the workflow's own doing, not the hub's: a route for
-            // it is never dead, but none is asked for.
-            var escaping = routing.escaping
-            escaping.remove(flow.table.number(of: .valueTooLarge))
-            guard !escaping.isEmpty else { continue }
-            let anyError = escaping.contains(PossibleErrorTable.anyNumber)
-            let message = "\(anyError ? "errors" : flow.table.listed(escaping)) can leave \"\(name)\" with no route and end the workflow\(anyError ? " (\(raiser) may re-raise any error)" : ""); route them, or add a last route for \"*\""
+            guard !routing.escaping.isEmpty else { continue }
+            let anyError = routing.escaping.contains(PossibleErrorTable.anyNumber)
+            let message = "\(anyError ? "errors" : flow.table.listed(routing.escaping)) can leave \"\(name)\" with no route and end the workflow\(anyError ? " (\(raiser) may re-raise any error)" : ""); route them, or add a last route for \"*\""
             let pointer = step.onError.isEmpty ? state.pointer : state.pointer + "/onError"
             if workflow.contract.handleAllErrors {
                 collector.error(Code.unhandledError, at: pointer, atKey: step.onError.isEmpty, message + " (the workflow declares \"handleAllErrors\")")
@@ -52,10 +49,38 @@ struct ErrorHandlingCheck {
         }
     }
 
+    /// Whether a state may fail with `valueTooLarge` (``Scope``'s bound on built values): an action or workflow state
+    /// whose arguments or inputs build a value that can grow (``Template/mayBuildTooLarge``), a map state (its
+    /// results), an assign or succeed state building one, and a workflow state whose sub-workflow holds such a state. It is no error a route is asked for (the
+    /// workflow's own values, not the hub, decide it), so it is not among the state's errors; a route naming it is
+    /// judged by this.
+    static func mayBuildTooLarge(_ state: WorkflowState, in workflow: Workflow, visited: Set<String>) -> Bool {
+        switch state.kind {
+        case .action(let action):
+            return action.arguments.contains(where: \.value.mayBuildTooLarge)
+        case .workflow(let subworkflow):
+            if subworkflow.map != nil || subworkflow.inputs.contains(where: \.value.mayBuildTooLarge) { return true }
+            guard let child = workflow.subworkflows[subworkflow.path], !visited.contains(child.file) else { return false }
+            return child.states.values.contains { mayBuildTooLarge($0, in: child, visited: visited.union([child.file])) }
+        case .assign(let assign):
+            return assign.assignments.contains(where: \.value.mayBuildTooLarge) || assign.warning?.mayBuildTooLarge == true
+                || assign.show?.mayBuildTooLarge == true
+        case .succeed(let succeed):
+            return succeed.output?.mayBuildTooLarge == true
+        case .choice, .wait, .ask, .delay, .fail:
+            return false
+        }
+    }
+
     private func checkEntries(
-        _ entries: [[String]], taken: [ErrorSet], errors: ErrorSet, raiser: String, pointer: @autoclosure () -> String,
-        what: String, dead: String, shadowed: String
+        _ entries: [[String]], taken: [ErrorSet], errors stepErrors: ErrorSet, buildsValues: Bool, raiser: String,
+        pointer: @autoclosure () -> String, what: String, dead: String, shadowed: String
     ) {
+        // A state that builds values may also fail with valueTooLarge; an entry naming it is live there.
+        let tooLarge = flow.table.number(of: .valueTooLarge)
+        var errors = stepErrors
+        if buildsValues { errors.insert(tooLarge) }
+        var tooLargeTaken = false
         // The names of the entries before: a few, searched directly.
         var earlier: [String] = []
         for (index, names) in entries.enumerated() {
@@ -67,8 +92,11 @@ struct ErrorHandlingCheck {
                 earlier.contains("*") || earlier.contains(name)
                     || catalog.code(ofCause: name).map { earlier.contains($0.rawValue) } == true
             }
-            guard !names.contains("*"), !sameNames else { continue }
             let known = names.filter { ErrorCode(rawValue: $0) != nil || catalog.knowsCause($0) }
+            // The first entry that may take valueTooLarge takes it: it is in no entry's share of the step's errors.
+            let takesTooLarge = buildsValues && !tooLargeTaken && !earlier.contains("*") && known.contains { flow.table.mayMatch($0).contains(tooLarge) }
+            defer { if takesTooLarge { tooLargeTaken = true } }
+            guard !names.contains("*"), !sameNames else { continue }
             let deadNames = known.filter { name in !errors.intersects(flow.table.mayMatch(name)) }
             // Spelled out only for a finding: most entries have none.
             var raises: String {
@@ -78,7 +106,7 @@ struct ErrorHandlingCheck {
                 collector.warning(
                     dead, at: entryPointer,
                     "this \(what) can never match: \(raiser) never raises \(names.joined(separator: ", "))\(raises); remove it")
-            } else if let entryTaken = taken[safe: index], entryTaken.isEmpty, deadNames.count < known.count {
+            } else if let entryTaken = taken[safe: index], entryTaken.isEmpty, deadNames.count < known.count, !takesTooLarge {
                 collector.warning(
                     shadowed, at: entryPointer,
                     "this \(what) can never apply: earlier entries take every error of \(raiser) it could match; remove it or move it up")
