@@ -45,6 +45,9 @@ final class CompiledWorkflow: Sendable {
     /// Where top-level runs of this workflow start, with the run model of the catalog they last ran with
     /// (``topPlace(catalog:)``).
     let runPlace = Mutex<LevelPlace?>(nil)
+    /// Whether some state of this workflow or a sub-workflow may fail with `valueTooLarge`, once the error-handling
+    /// check has worked it out (``ErrorHandlingCheck``): every parent including this workflow reads it from here.
+    let holdsValueBuilding = Mutex<Bool?>(nil)
 
     init(_ definition: Workflow.Definition) {
         self.definition = definition

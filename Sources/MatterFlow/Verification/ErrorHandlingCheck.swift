@@ -1,4 +1,5 @@
 import MatterFlowJSON
+import Synchronization
 
 /// Error handling against what each step can raise (its operation's declared causes, the engine's and its
 /// guards', or what its sub-workflow can end with): retriers and routes that can never match (`deadRetry`,
@@ -16,12 +17,11 @@ struct ErrorHandlingCheck {
     let collector: DiagnosticCollector
 
     func check() {
-        var building: [String: Bool] = [:]
         for (number, state) in flow.model.states.enumerated() {
             guard let step = state.step, let routing = flow.routing(number) else { continue }
             let name = state.name
             let raiser = raiserName(state)
-            let buildsValues = Self.mayBuildTooLarge(state, in: workflow, known: &building)
+            let buildsValues = Self.mayBuildTooLarge(state, in: workflow)
             checkEntries(
                 step.retry.map(\.errors), taken: routing.retried, errors: routing.errors, buildsValues: buildsValues, raiser: raiser,
                 pointer: state.pointer + "/retry", what: "retry entry", dead: Code.deadRetry, shadowed: Code.shadowedRetry)
@@ -54,16 +54,15 @@ struct ErrorHandlingCheck {
     /// whose arguments or inputs build a value that can grow (``Template/mayBuildTooLarge``), a map state (its
     /// results), an assign or succeed state building one, and a workflow state whose sub-workflow holds such a state.
     /// It is no error a route is asked for (the workflow's own values, not the hub, decide it), so it is not among the
-    /// state's errors; a route naming it is judged by this. `known` keeps what each workflow file holds, so a file
-    /// many states include is looked at once.
-    static func mayBuildTooLarge(_ state: WorkflowState, in workflow: Workflow, known: inout [String: Bool]) -> Bool {
+    /// state's errors; a route naming it is judged by this.
+    static func mayBuildTooLarge(_ state: WorkflowState, in workflow: Workflow) -> Bool {
         switch state.kind {
         case .action(let action):
             return action.arguments.contains(where: \.value.mayBuildTooLarge)
         case .workflow(let subworkflow):
             if subworkflow.map != nil || subworkflow.inputs.contains(where: \.value.mayBuildTooLarge) { return true }
             guard let child = workflow.subworkflows[subworkflow.path] else { return false }
-            return holdsValueBuilding(child, known: &known)
+            return holdsValueBuilding(child)
         case .assign(let assign):
             return assign.assignments.contains(where: \.value.mayBuildTooLarge) || assign.warning?.mayBuildTooLarge == true
                 || assign.show?.mayBuildTooLarge == true
@@ -74,18 +73,12 @@ struct ErrorHandlingCheck {
         }
     }
 
-    /// Whether some state of `workflow` (or of its sub-workflows) may fail with `valueTooLarge`.
-    private static func holdsValueBuilding(_ workflow: Workflow, known: inout [String: Bool]) -> Bool {
-        let key = workflow.file.isEmpty ? nil : workflow.file
-        if let key, let answer = known[key] { return answer }
-        // Read as none while it is looked at: a cycle (which loading refuses) ends here.
-        if let key { known[key] = false }
-        var answer = false
-        for state in workflow.states.values where mayBuildTooLarge(state, in: workflow, known: &known) {
-            answer = true
-            break
-        }
-        if let key { known[key] = answer }
+    /// Whether some state of `workflow` (or of its sub-workflows) may fail with `valueTooLarge`, worked out once per
+    /// loaded file (``CompiledWorkflow/holdsValueBuilding``): a file many parents include is looked at once.
+    private static func holdsValueBuilding(_ workflow: Workflow) -> Bool {
+        if let known = workflow.model.holdsValueBuilding.withLock({ $0 }) { return known }
+        let answer = workflow.states.values.contains { mayBuildTooLarge($0, in: workflow) }
+        workflow.model.holdsValueBuilding.withLock { $0 = answer }
         return answer
     }
 
