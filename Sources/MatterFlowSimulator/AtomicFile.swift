@@ -90,7 +90,8 @@ package enum AtomicFile {
 
     /// Why ``write(_:to:mode:)`` could not write `path`, found without writing it: `path` is a directory, or no
     /// file can be created beside it (a directory missing, or not writable). Nil when a write would get that far.
-    /// A symbolic link is judged by the file it leads to; a device or a FIFO by whether it may be written.
+    /// A symbolic link is judged by the file it leads to; a character device or a FIFO by whether it may be written
+    /// (reports are written into one); a block device or a socket is refused, as no report is written there.
     package static func writeProblem(_ given: String) -> WriteError? {
         let path = linkTarget(of: given) ?? given
         var status = stat()
@@ -99,6 +100,7 @@ package enum AtomicFile {
             case S_IFDIR: return WriteError(step: "cannot replace \(path)", reason: "it is a directory")
             case S_IFCHR, S_IFIFO:
                 return access(path, W_OK) == 0 ? nil : WriteError(step: "cannot write \(path)", reason: lastError())
+            case S_IFBLK, S_IFSOCK: return WriteError(step: "cannot write \(path)", reason: "it is a block device or a socket")
             default: break
             }
         }

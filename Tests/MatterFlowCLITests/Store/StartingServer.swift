@@ -147,8 +147,8 @@ final class StartingServer: Sendable {
         return true
     }
 
-    /// A Unix stream socket bound and listening at `path`, or connected to it.
-    private static func unixSocket(path: String, listen listening: Bool) throws -> Int32 {
+    /// A Unix stream socket bound and listening at `path`, or connected to it (also for tests that need a socket file).
+    static func unixSocket(path: String, listen listening: Bool) throws -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw PostgresHarnessError(message: "socket: errno \(errno)") }
         var address = sockaddr_un()

@@ -249,7 +249,13 @@ import Testing
         // A symbolic link is judged by what it leads to: into a directory that is not there, or to a directory.
         try FileManager.default.createSymbolicLink(atPath: directory.path + "/dangling.prom", withDestinationPath: "missing/w.prom")
         try FileManager.default.createSymbolicLink(atPath: directory.path + "/folder.prom", withDestinationPath: directory.path)
-        for unwritable in [directory.path + "/missing/w.prom", directory.path, directory.path + "/dangling.prom", directory.path + "/folder.prom"] {
+        // A socket takes no report either, though a file could be made beside it.
+        let socket = try StartingServer.unixSocket(path: directory.path + "/socket.prom", listen: true)
+        defer { close(socket) }
+        for unwritable in [
+            directory.path + "/missing/w.prom", directory.path, directory.path + "/dangling.prom", directory.path + "/folder.prom",
+            directory.path + "/socket.prom",
+        ] {
             let refused = await matterflowVirtual(["worker", "--store", conninfo, "--exit-when-idle", "--worker-id", "w-n", "--metrics-file", unwritable])
             #expect(refused.code == 2, "\(refused.stderr)")
             #expect(refused.stderr.hasPrefix("error[outputNotWritten]: --metrics-file \(unwritable) cannot be written ("), "\(refused.stderr)")
