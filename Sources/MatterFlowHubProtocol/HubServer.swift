@@ -158,35 +158,24 @@ public final class HubServer: Sendable {
             && (id.intValue.map { $0 >= 1 } ?? false) ? id : .null
         // A notification (no id) is never answered, not even to refuse it.
         let isNotification = message["id"] == nil && message["method"] != nil
+        func refuse(_ reason: String) {
+            guard !isNotification else { return }
+            answer(usableID, error: WireError.json(FlowError(.invalidArgumentValue, reason)))
+        }
         if let problem = numberProblems.first {
             // A number no value can hold: the request is answered, never read with a clamped value.
-            guard !isNotification else { return }
-            let location = problem.pointer.isEmpty ? "" : "\(problem.pointer): "
-            return answer(usableID, error: WireError.json(FlowError(.invalidArgumentValue, location + problem.message)))
+            return refuse((problem.pointer.isEmpty ? "" : "\(problem.pointer): ") + problem.message)
         }
         // A key given twice in one object would be read with one of its values, not the other: the request is
         // refused rather than served with a value the client may not have meant.
         if let repeatedKey = repeatedKeys.first {
-            guard !isNotification else { return }
-            return answer(
-                usableID,
-                error: WireError.json(
-                    FlowError(
-                        .invalidArgumentValue,
-                        "\(repeatedKey.pointer): the request gives key \"\(repeatedKey.key)\" twice in one object; send each key once")))
+            return refuse("\(repeatedKey.pointer): the request gives key \"\(repeatedKey.key)\" twice in one object; send each key once")
         }
         // A string escaping half of a UTF-16 pair reads as U+FFFD: a name sent so would be kept other than sent. The
         // request is refused with its id (a parse error could not name it, and the client would wait for its answer).
-        if line.utf8.contains(UInt8(ascii: "u")), line.contains("\\u"),
-            (try? JSONDocument.parse(line, file: "request", refusingLoneSurrogates: true)) == nil
-        {
-            guard !isNotification else { return }
-            return answer(
-                usableID,
-                error: WireError.json(
-                    FlowError(
-                        .invalidArgumentValue,
-                        "a string of the request escapes half of a UTF-16 pair (a surrogate without its other half), which is no character; send the character itself, or both halves")))
+        if JSONDocument.holdsLoneSurrogate(line) {
+            return refuse(
+                "a string of the request escapes half of a UTF-16 pair (a surrogate without its other half), which is no character; send the character itself, or both halves")
         }
         guard message["jsonrpc"]?.stringValue == "2.0", let method = message["method"]?.stringValue else {
             // Responses from the client (to nothing: servers send no requests) are ignored.

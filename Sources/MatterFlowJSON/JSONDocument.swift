@@ -30,6 +30,14 @@ public struct JSONDocument: Sendable {
         return document
     }
 
+    /// Whether `text`, which parses with `refusingLoneSurrogates: false`, holds an escaped UTF-16 surrogate without its
+    /// other half (`"\ud800"`): what parsing it with `refusingLoneSurrogates: true` would refuse, found without
+    /// parsing it again.
+    public static func holdsLoneSurrogate(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { JSONStrictness.firstViolation(in: $0, refusingLoneSurrogates: true) != nil }
+    }
+
     /// Parses JSON text like ``parse(_:file:)``, but returns the document even when it holds numbers no Swift number
     /// can (json-c's clamped or non-finite reading of them), with one `numberOutOfRange` diagnostic per such number.
     /// For readers that must answer the rest of the message, such as a request whose id is still needed.

@@ -89,6 +89,13 @@ extension OnboardingPayload {
         try? TrimmedInput(text).kind()
     }
 
+    /// The payload the bytes of a QR code's body hold (its base-38 text decoded), read from their fixed fields (the
+    /// first 11 bytes; optional data after them is kept as it is); nil when there are fewer. Nothing is validated:
+    /// ``decode(_:)`` does that for text.
+    public static func unpackingQRBytes(_ bytes: [UInt8]) -> OnboardingPayload? {
+        QRPayloadLayout.unpack(bytes)
+    }
+
     /// The most characters a QR code symbol holds in its alphanumeric mode (version 40, error correction L).
     public static let maximumQRCodeLength = 4_296
 

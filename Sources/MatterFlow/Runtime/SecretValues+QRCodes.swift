@@ -6,14 +6,14 @@ extension SecretValues {
     /// them, once its spellings are worked out.
     static func possiblePasscodes(integers: Set<Int>, strings: Set<String>) -> Set<Int> {
         var passcodes = Set(integers.filter { passcodeRange.contains($0) })
-        for text in strings where text.utf8.count <= 8 && text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+        for text in strings where text.utf8.count <= 8 && text.utf8.allSatisfy(isDigit) {
             if let number = Int(text), passcodeRange.contains(number) { passcodes.insert(number) }
         }
         return passcodes
     }
 
     /// The numbers a setup passcode can be.
-    static let passcodeRange = 1...99_999_998
+    static let passcodeRange = 1...Int(OnboardingPayload.maximumPasscode)
 
     /// Where a setup code carrying one of `passcodes` stands in `bytes` (UTF-8), whatever else it sets: a QR code's
     /// flow, discovery bits, vendor, product or optional data, a manual code's discriminator, vendor or product. A
@@ -26,9 +26,9 @@ extension SecretValues {
 
     /// Where a QR code carrying one of `passcodes` stands: `MT:` in either case (also percent-encoded once or twice,
     /// JSON-escaped or as an HTML entity, and with a space after it), then base-38 text in either case, payloads
-    /// joined by `*` (or `%2A`, `%252A`). Each payload's passcode is read from its first 19 or 20 characters, which hold the fixed
-    /// fields, so a code cut short, or run into the text after it (`MT:...and`, `MT:....`), is read too; the whole run
-    /// of code characters is hidden.
+    /// joined by `*` (or `%2A`, `%252A`). Each payload's passcode is read from its first 19 or 20 characters, which
+    /// hold the fixed fields, so a code cut short, or run into the text after it (`MT:...and`, `MT:....`), is read
+    /// too; the whole run of code characters is hidden.
     static func qrCodeRanges(in bytes: UnsafeBufferPointer<UInt8>, passcodes: Set<Int>) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var index = 0
@@ -94,7 +94,7 @@ extension SecretValues {
         return [20, 19].compactMap { length -> Int? in
             guard segment.count >= length,
                 let second = try? Base38.decode(upper(bytes, (segment.lowerBound + 15)..<(segment.lowerBound + length))), second.count >= 2,
-                let payload = try? OnboardingPayload.parseQRCode("MT:" + Base38.encode(first + second.prefix(2))).first
+                let payload = OnboardingPayload.unpackingQRBytes(first + second.prefix(2))
             else { return nil }
             return Int(payload.passcode)
         }

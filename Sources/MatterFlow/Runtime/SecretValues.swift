@@ -537,9 +537,7 @@ final class SecretValues: Sendable {
         result.reserveCapacity(text.utf8.count * 3)
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
+            case _ where isASCIILetterOrDigit(byte), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.append(byte)
             default:
                 result += [UInt8(ascii: "%"), hexDigit(Int(byte >> 4), uppercase: uppercase), hexDigit(Int(byte & 0xF), uppercase: uppercase)]

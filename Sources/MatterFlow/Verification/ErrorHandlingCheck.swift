@@ -21,12 +21,19 @@ struct ErrorHandlingCheck {
             guard let step = state.step, let routing = flow.routing(number) else { continue }
             let name = state.name
             let raiser = raiserName(state)
-            let buildsValues = Self.mayBuildTooLarge(state, in: workflow)
+            // A state that builds values may also fail with valueTooLarge: entries are judged against it there, though
+            // no route is asked for it (``mayBuildTooLarge(_:in:)``).
+            var (errors, retried, routed) = (routing.errors, routing.retried, routing.routed)
+            if Self.mayBuildTooLarge(state, in: workflow) {
+                errors.insert(flow.table.number(of: .valueTooLarge))
+                retried = flow.table.partition(errors, by: step.retry.map(\.errors)).taken
+                routed = flow.table.partition(errors, by: step.onError.map(\.errors)).taken
+            }
             checkEntries(
-                step.retry.map(\.errors), taken: routing.retried, errors: routing.errors, buildsValues: buildsValues, raiser: raiser,
+                step.retry.map(\.errors), taken: retried, errors: errors, raiser: raiser,
                 pointer: state.pointer + "/retry", what: "retry entry", dead: Code.deadRetry, shadowed: Code.shadowedRetry)
             checkEntries(
-                step.onError.map(\.errors), taken: routing.routed, errors: routing.errors, buildsValues: buildsValues, raiser: raiser,
+                step.onError.map(\.errors), taken: routed, errors: errors, raiser: raiser,
                 pointer: state.pointer + "/onError", what: "error route", dead: Code.deadErrorRoute,
                 shadowed: Code.shadowedErrorRoute)
             guard !routing.escaping.isEmpty else { continue }
@@ -83,14 +90,9 @@ struct ErrorHandlingCheck {
     }
 
     private func checkEntries(
-        _ entries: [[String]], taken: [ErrorSet], errors stepErrors: ErrorSet, buildsValues: Bool, raiser: String,
-        pointer: @autoclosure () -> String, what: String, dead: String, shadowed: String
+        _ entries: [[String]], taken: [ErrorSet], errors: ErrorSet, raiser: String, pointer: @autoclosure () -> String,
+        what: String, dead: String, shadowed: String
     ) {
-        // A state that builds values may also fail with valueTooLarge; an entry naming it is live there.
-        let tooLarge = flow.table.number(of: .valueTooLarge)
-        var errors = stepErrors
-        if buildsValues { errors.insert(tooLarge) }
-        var tooLargeTaken = false
         // The names of the entries before: a few, searched directly.
         var earlier: [String] = []
         for (index, names) in entries.enumerated() {
@@ -102,11 +104,8 @@ struct ErrorHandlingCheck {
                 earlier.contains("*") || earlier.contains(name)
                     || catalog.code(ofCause: name).map { earlier.contains($0.rawValue) } == true
             }
-            let known = names.filter { ErrorCode(rawValue: $0) != nil || catalog.knowsCause($0) }
-            // The first entry that may take valueTooLarge takes it: it is in no entry's share of the step's errors.
-            let takesTooLarge = buildsValues && !tooLargeTaken && !earlier.contains("*") && known.contains { flow.table.mayMatch($0).contains(tooLarge) }
-            defer { if takesTooLarge { tooLargeTaken = true } }
             guard !names.contains("*"), !sameNames else { continue }
+            let known = names.filter { ErrorCode(rawValue: $0) != nil || catalog.knowsCause($0) }
             let deadNames = known.filter { name in !errors.intersects(flow.table.mayMatch(name)) }
             // Spelled out only for a finding: most entries have none.
             var raises: String {
@@ -116,7 +115,7 @@ struct ErrorHandlingCheck {
                 collector.warning(
                     dead, at: entryPointer,
                     "this \(what) can never match: \(raiser) never raises \(names.joined(separator: ", "))\(raises); remove it")
-            } else if let entryTaken = taken[safe: index], entryTaken.isEmpty, deadNames.count < known.count, !takesTooLarge {
+            } else if let entryTaken = taken[safe: index], entryTaken.isEmpty, deadNames.count < known.count {
                 collector.warning(
                     shadowed, at: entryPointer,
                     "this \(what) can never apply: earlier entries take every error of \(raiser) it could match; remove it or move it up")

@@ -123,10 +123,10 @@ extension RunMachine {
         let qualified = top.prefix + state.name
         func tooLarge() -> FlowError {
             FlowError(
-            code: ErrorCause.valueTooLarge.code ?? .unknown, cause: .valueTooLarge,
-            message: "the results of map state \(qualified) grow larger than \(Scope.valueLimit >> 20) MiB as JSON at element \(index); "
-                + "return less from each element (its output is kept for every element)",
-            state: qualified)
+                code: ErrorCause.valueTooLarge.code ?? .unknown, cause: .valueTooLarge,
+                message: "the results of map state \(qualified) grow larger than \(Scope.valueLimit >> 20) MiB as JSON at element \(index); "
+                    + "return less from each element (its output is kept for every element)",
+                state: qualified)
         }
         switch end {
         case .succeeded(let output):
