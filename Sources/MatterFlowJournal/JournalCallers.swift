@@ -50,10 +50,15 @@ struct JournalCallers {
         }
     }
 
-    /// A checkpoint replaces those of its level and of the levels inside it.
+    /// A checkpoint replaces those of its level and of the levels inside it. A map state's checkpoint that lists
+    /// only the results new since the map's previous one is folded onto that one (its level's, replaced); when it
+    /// does not fold, it is kept as it is, and resuming from it fails with the reason.
     private static func add(_ checkpoint: RunCheckpoint, sequence: Int, to caller: inout Caller) {
-        while let top = caller.checkpoints.last, top.workflowPath.count >= checkpoint.workflowPath.count { caller.checkpoints.removeLast() }
-        caller.checkpoints.append(checkpoint)
+        var replaced: RunCheckpoint?
+        while let top = caller.checkpoints.last, top.workflowPath.count >= checkpoint.workflowPath.count {
+            replaced = caller.checkpoints.removeLast()
+        }
+        caller.checkpoints.append(replaced.flatMap { checkpoint.folded(onto: $0) } ?? checkpoint)
         caller.lastCheckpoint = sequence
     }
 }

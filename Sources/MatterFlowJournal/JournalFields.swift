@@ -179,7 +179,7 @@ extension JournalFields {
     func optionalMapCheckpoint(_ key: String) throws(JournalError) -> MapCheckpoint? {
         guard let value = try optionalValue(key) else { return nil }
         guard let progress = MapCheckpoint(json: value) else {
-            throw failure(key, "an object with \"index\" (0-10000), at most one entry in \"results\" per element before it, and in \"running\" elements before it named once", got: "it is not")
+            throw failure(key, "an object with \"index\" (0-10000); \"results\", or \"newResults\" with \"earlier\" (1 or more): at most one entry per element before it in all; and in \"running\" elements before it named once", got: "it is not")
         }
         return progress
     }

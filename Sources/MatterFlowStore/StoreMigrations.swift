@@ -305,6 +305,16 @@ public enum StoreMigrations {
             sql: """
                 ALTER TABLE matterflow_runs ADD COLUMN claims_at_reopen integer;
                 """, clientsFrom: 13),
+        // A map state's checkpoints after its first list only the results of the elements that ended since the one
+        // before (`newResults`, `earlier`), which the reader folds back. A worker of an older schema reads such a
+        // record as malformed and could not settle the run: this migration stops it at its next heartbeat, as any
+        // does. Clients only show records, and older ones show such a record with its problem.
+        Migration(
+            version: 21, name: "map checkpoints that list only new results",
+            sql: """
+                COMMENT ON TABLE matterflow_record_batches IS
+                    'A run''s journal records, one row per group-commit batch. A map state''s checkpoint after its first lists only the results new since the one before (newResults, earlier): fold each onto the one before it.';
+                """, clientsFrom: 13),
     ]
 
     /// The newest schema version: the one this MatterFlow needs.

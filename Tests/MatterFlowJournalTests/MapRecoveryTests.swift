@@ -86,12 +86,30 @@ struct MapRecoveryTests {
         records.filter { $0.type == JournalEntry.Kind.outcome.rawValue && $0.string("operation") == "readBasicInformation" }
     }
 
-    /// The map's progress in a checkpoint of its state: the results kept and the elements running.
-    static func progress(_ record: JournalRecord) -> (results: [JSONValue], running: [Int])? {
-        guard record.type == "checkpoint", record.string("state") == "readDevices", record.payload["element"] == nil,
-            let map = record.payload["map"], let results = map["results"]?.arrayValue
-        else { return nil }
-        return (results, map["running"]?.arrayValue?.compactMap(\.intValue) ?? [])
+    /// The map's checkpoints (not its elements'), as written: each lists only the results new since the one before.
+    static func mapCheckpoints(_ records: [JournalRecord]) -> [(sequence: Int, map: MapCheckpoint)] {
+        records.compactMap { record in
+            guard record.type == "checkpoint", record.string("state") == "readDevices", record.payload["element"] == nil,
+                let json = record.payload["map"], let map = MapCheckpoint(json: json)
+            else { return nil }
+            return (record.sequence, map)
+        }
+    }
+
+    /// The map's progress at each of its checkpoints, folded as recovery reads it: the results kept and the
+    /// elements running.
+    static func progressions(_ records: [JournalRecord]) -> [(sequence: Int, results: [JSONValue], running: [Int])] {
+        var folded: [(sequence: Int, results: [JSONValue], running: [Int])] = []
+        var previous: MapCheckpoint?
+        for (sequence, map) in mapCheckpoints(records) {
+            guard let whole = previous.map({ map.folded(onto: $0) }) ?? (map.earlier == 0 ? map : nil) else {
+                Issue.record("checkpoint \(sequence) does not fold onto the one before it")
+                return folded
+            }
+            folded.append((sequence, whole.results, whole.running))
+            previous = whole
+        }
+        return folded
     }
 
     @Test("the elements' reads overlap, each under its own element, and the map's checkpoints keep what ended")
@@ -109,18 +127,23 @@ struct MapRecoveryTests {
         // Elements' checkpoints name their element.
         let elements = Set(records.filter { $0.type == "checkpoint" }.compactMap { $0.string("element") })
         #expect(elements == Set((0..<3).map { "readDevices[\($0)]" }))
-        let progress = records.compactMap(Self.progress)
+        let progress = Self.progressions(records)
         #expect(progress.first?.running == [0, 1, 2])
-        #expect(progress.last?.results.count == 3)
+        #expect(progress.last?.results.map { $0["index"] } == [.int(0), .int(1), .int(2)])
+        // Each element's result is written once, in the first checkpoint after it ended: not again in every later one.
+        let written = Self.mapCheckpoints(records).flatMap { $0.map.results }.compactMap { $0["index"]?.intValue }
+        #expect(written.sorted() == [0, 1, 2])
     }
 
     @Test("a resumed run continues the running elements and never reads again a device whose element had ended", arguments: [false, true])
     func resumeWithElementsInFlight(intoPool: Bool) async throws {
         let run = try await Journaled()
         defer { run.scratch.remove() }
-        _ = try run.cut { _, record in Self.progress(record).map { $0.results.count == 1 && !$0.running.isEmpty } ?? false }
+        _ = try run.cut { records, record in
+            Self.progressions(records).first { $0.sequence == record.sequence }.map { $0.results.count == 1 && !$0.running.isEmpty } ?? false
+        }
         let before = try run.records()
-        let ended = try #require(before.compactMap(Self.progress).last?.results.first)
+        let ended = try #require(Self.progressions(before).last?.results.first)
         let endedDevice = try #require(ended["item"])
         let recovered = try await run.recover(resume: true, intoPool: intoPool)
         #expect(recovered.status == .succeeded, "\(recovered.notes)")

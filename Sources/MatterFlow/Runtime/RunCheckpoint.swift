@@ -23,7 +23,8 @@ public struct RunCheckpoint: Sendable, Hashable {
     /// Whether the level runs inside an outer level's cancel path (and so is never cancelled again).
     public var shielded: Bool
     /// In a map state about to run an element: which one, and the results of those before it (for a map that runs
-    /// elements at once: those running, and the results of those that ended).
+    /// elements at once: those running, and the results of those that ended); after the map's first checkpoint, only
+    /// the results new since its previous one (see ``folded(onto:)``).
     public var map: MapCheckpoint?
     /// For a level inside an element of a map state that runs elements at once: the element
     /// (``HubCallContext/element``, `readEach[2]`); nil elsewhere. The elements' checkpoints interleave in the
@@ -53,6 +54,21 @@ public struct RunCheckpoint: Sendable, Hashable {
 
     /// Whether the level was on a cancel path (its own, or an outer level's).
     public var onCancelPath: Bool { cancelledIn != nil || shielded }
+
+    /// This checkpoint with its map state's results whole: a map's checkpoint after its first lists only the results
+    /// of the elements that ended since (``MapCheckpoint/earlier``), and `previous` is the same level's checkpoint
+    /// before it (folded itself). Itself when it leaves no result out; nil when `previous` is not the same map
+    /// state's checkpoint or does not hold the results left out. A caller that keeps a run's checkpoints to resume it
+    /// keeps, per level, each checkpoint folded onto the one it replaces.
+    public func folded(onto previous: RunCheckpoint) -> RunCheckpoint? {
+        guard let map, map.earlier > 0 else { return self }
+        guard previous.workflowPath == workflowPath, previous.state == state, previous.element == element,
+            let earlier = previous.map, let whole = map.folded(onto: earlier)
+        else { return nil }
+        var folded = self
+        folded.map = whole
+        return folded
+    }
 
     /// The checkpoint as the journal stores it.
     public var jsonValue: JSONValue {

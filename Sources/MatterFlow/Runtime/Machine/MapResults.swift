@@ -11,6 +11,11 @@ struct MapResults: Sendable {
     /// About how many bytes the entries kept take as JSON (``Scope/encodedSize(of:within:)``): at most
     /// ``Scope/valueLimit``, as for any value a state builds.
     private(set) var encodedBytes = 0
+    /// The elements whose entries no checkpoint of this map state has recorded yet, in the order they ended (or
+    /// were restored: a resumed map's first checkpoint lists every entry again).
+    private var unrecorded: [Int] = []
+    /// How many entries checkpoints have recorded: the next checkpoint leaves them out.
+    private var recordedCount = 0
 
     init(count: Int) {
         byIndex = Array(repeating: nil, count: count)
@@ -26,6 +31,7 @@ struct MapResults: Sendable {
         guard let size = Scope.encodedSize(of: result, within: Scope.valueLimit - encodedBytes) else { return false }
         encodedBytes += size
         byIndex[index] = result
+        unrecorded.append(index)
         if failed { failures += 1 }
         return true
     }
@@ -34,6 +40,7 @@ struct MapResults: Sendable {
     mutating func restore(_ result: JSONValue, at index: Int) {
         encodedBytes += Scope.encodedSize(of: result, within: .max) ?? 0
         byIndex[index] = result
+        unrecorded.append(index)
         if result["status"]?.stringValue == "failed" { failures += 1 }
     }
 
@@ -43,8 +50,15 @@ struct MapResults: Sendable {
         return ["elements": .array(results), "succeeded": .int(results.count - failures), "failed": .int(failures)]
     }
 
-    /// The map's progress as a checkpoint records it, secret values redacted by `redact`.
-    func checkpoint(index: Int, running: [Int] = [], _ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
-        MapCheckpoint(index: index, results: byIndex.compactMap { $0.map(redact) }, running: running)
+    /// The map's progress as a checkpoint records it, secret values redacted by `redact`: the entries no earlier
+    /// checkpoint recorded (all of them the first time), which count as recorded from now on. Each entry is
+    /// redacted and written once, so a map of N elements journals N entries rather than N²/2.
+    mutating func checkpoint(index: Int, running: [Int] = [], _ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
+        let earlier = recordedCount
+        unrecorded.sort()
+        let new = unrecorded.compactMap { byIndex[$0].map(redact) }
+        recordedCount += unrecorded.count
+        unrecorded.removeAll(keepingCapacity: true)
+        return MapCheckpoint(index: index, results: new, running: running, earlier: earlier)
     }
 }

@@ -90,8 +90,9 @@ extension RunMachine {
             visited = Array(repeating: [], count: items.count)
         }
 
-        /// The progress as a checkpoint records it, secret values redacted by `redact`.
-        func checkpoint(_ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
+        /// The progress as a checkpoint records it (the results no earlier checkpoint recorded), secret values
+        /// redacted by `redact`.
+        mutating func checkpoint(_ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
             results.checkpoint(index: next, running: running, redact)
         }
     }

@@ -21,8 +21,9 @@ extension RunMachine {
             results = MapResults(count: items.count)
         }
 
-        /// The progress as a checkpoint records it, secret values redacted by `redact`.
-        func checkpoint(_ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
+        /// The progress as a checkpoint records it (the results no earlier checkpoint recorded), secret values
+        /// redacted by `redact`.
+        mutating func checkpoint(_ redact: (JSONValue) -> JSONValue) -> MapCheckpoint {
             results.checkpoint(index: index, redact)
         }
     }

@@ -64,8 +64,12 @@ extension RunMachine {
                 sessionID = point.sessionID
                 holdsSession = point.holdsSession
                 self.element = element?.element
-                if let iteration = state.map, iteration.isConcurrent, checkpoint.map != nil {
-                    resumedElements = try restoredElements(state, iteration, checkpoint, point: point)
+                if let iteration = state.map, checkpoint.map != nil {
+                    if iteration.isConcurrent {
+                        resumedMap = .concurrent(try restoredElements(state, iteration, checkpoint, point: point))
+                    } else if let map = try Self.restoredMap(state, checkpoint, scope: level.scope, qualified: level.prefix + checkpoint.state) {
+                        resumedMap = .sequential(map)
+                    }
                 }
                 resumedIteration = state.repeating == nil ? nil : checkpoint.repeatIteration
                 // Only the wait the run stood in: not one its cancel path makes, nor a later state's.
@@ -92,18 +96,27 @@ extension RunMachine {
     mutating func resumeEntries(completedStep: JSONValue?) -> Continuation {
         // Each outer level is the innermost one while it re-enters.
         let inner = top
-        for parent in parents {
-            top = parent.level
-            let map = parent.map?.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
-            enter(parent.step.state, map: map, repeatIteration: parent.step.state.repeating == nil ? nil : parent.step.attempt)
+        let showSecrets = configuration.showSecrets
+        let secrets = secrets
+        for position in parents.indices {
+            top = parents[position].level
+            let map = parents[position].map?.checkpoint { showSecrets ? $0 : secrets.redacting($0) }
+            let step = parents[position].step
+            enter(step.state, map: map, repeatIteration: step.state.repeating == nil ? nil : step.attempt)
         }
         top = inner
         let state = top.planned
         enter(state)
-        if let resumed = resumedElements {
-            resumedElements = nil
-            for launch in resumed.launches { actions.append(.startElement(launch)) }
-            return startElements(resumed.runs, changed: true)
+        if let resumed = resumedMap {
+            resumedMap = nil
+            switch resumed {
+            case .sequential(let map):
+                // The element the checkpoint was about to start starts again: those before it had ended.
+                return nextElement(StepProgress(state), map)
+            case .concurrent(let elements):
+                for launch in elements.launches { actions.append(.startElement(launch)) }
+                return startElements(elements.runs, changed: true)
+            }
         }
         if let completedStep, let step = state.step {
             // The state's work had finished: no iteration of it begins.
@@ -149,6 +162,7 @@ extension RunMachine {
                 .invalidArgumentValue,
                 "the checkpoint of map state \(qualified) does not say which element was running; the journal was written by another version")
         }
+        try Self.requireWhole(saved, qualified: qualified)
         guard saved.running.isEmpty, saved.results.count == saved.index else {
             throw FlowError(
                 .invalidArgumentValue,
@@ -160,6 +174,18 @@ extension RunMachine {
         map.index = saved.index
         for (index, result) in saved.results.enumerated() { map.results.restore(result, at: index) }
         return map
+    }
+
+    /// Refuses a map state's checkpoint that lists only the results new since the map's previous checkpoint.
+    /// - Throws: ``FlowError`` `invalidArgumentValue` when it leaves results out.
+    static func requireWhole(_ saved: MapCheckpoint, qualified: String) throws(FlowError) {
+        guard saved.earlier == 0 else {
+            throw FlowError(
+                .invalidArgumentValue,
+                "the checkpoint of map state \(qualified) lists only the results of elements that ended since its previous checkpoint, "
+                    + "which holds \(saved.earlier) more, and that one is missing or does not fit; resume from checkpoints folded onto "
+                    + "the ones before them (RunCheckpoint.folded(onto:)), as the journal's reader does")
+        }
     }
 
     /// A restored map state's items, evaluated again in its level's restored scope: still a list, holding at least the

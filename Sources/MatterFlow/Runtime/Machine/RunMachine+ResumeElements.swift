@@ -1,10 +1,17 @@
 import MatterFlowJSON
 
 extension RunMachine {
+    /// A map state's progress restored for the innermost level of a resumed run. Both cases are references: every
+    /// machine has room for one (nil but in a resumed run), and a reference keeps that room small.
+    enum ResumedMap: Sendable {
+        /// A map that runs one element at a time, at the element its checkpoint was about to start.
+        indirect case sequential(MapProgress)
+        /// A map that runs elements at once, with the elements that were running.
+        case concurrent(ResumedElements)
+    }
+
     /// A concurrent map state restored from a journal: its progress, and a launch for each element that was running
     /// (its machine restored from its own checkpoints, or none to start its body afresh).
-    ///
-    /// A class: every machine has room for one (nil but in a resumed run), and a reference keeps that room small.
     final class ResumedElements: Sendable {
         let runs: ElementRuns
         let launches: [ElementLaunch]
@@ -27,6 +34,7 @@ extension RunMachine {
         guard let saved = checkpoint.map else {
             throw FlowError(.invalidArgumentValue, "the checkpoint of map state \(qualified) does not say which elements were running")
         }
+        try Self.requireWhole(saved, qualified: qualified)
         let items = try Self.restoredItems(iteration, scope: top.scope, qualified: qualified, started: saved.index)
         var runs = ElementRuns(step: StepProgress(state), iteration: iteration, items: items)
         runs.next = saved.index

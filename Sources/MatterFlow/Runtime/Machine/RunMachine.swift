@@ -79,9 +79,9 @@ struct RunMachine: Sendable {
     /// For the machine of one element of a concurrent map state: the element (`<qualified map state>[<index>]`),
     /// which its calls' contexts name; nil for a run's own machine.
     var element: String?
-    /// A resumed run whose innermost level is in a concurrent map state: the map's progress and its running elements,
-    /// started as the run re-enters the state.
-    var resumedElements: ResumedElements?
+    /// A resumed run whose innermost level is in a map state: the map's progress (for a map that runs elements at
+    /// once, with its running elements), continued as the run re-enters the state.
+    var resumedMap: ResumedMap?
     /// A resumed run whose innermost state is a repeat state: the iteration its body was starting, for the state's
     /// first attempt (then cleared).
     var resumedIteration: Int?
