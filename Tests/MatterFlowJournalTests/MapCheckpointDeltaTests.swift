@@ -223,14 +223,3 @@ struct MapCheckpointDeltaTests {
         #expect(level.folded(onto: elsewhere) == nil, "another element's checkpoint")
     }
 }
-
-/// Replaces the payload of record `sequence` in a journal file, framed again (length and checksum), as a journal
-/// another writer damaged but whose frames are intact.
-private func rewrite(_ path: String, record sequence: Int, _ change: (JSONObject) -> JSONObject) throws {
-    let read = try JournalReader.read(path: path)
-    var bytes = Array(JournalFrame.header.utf8)
-    for record in read.records {
-        bytes += JournalFrame.encode(record.sequence == sequence ? change(record.payload) : record.payload)
-    }
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
-}

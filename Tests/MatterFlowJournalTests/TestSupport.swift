@@ -81,3 +81,14 @@ extension JournalRecord {
     /// The `key` member of an intent, outcome, late result or resolution.
     var key: String? { string("key") }
 }
+
+/// Replaces the payload of record `sequence` in a journal file, framed again (length and checksum), as a journal
+/// another writer damaged but whose frames are intact.
+func rewrite(_ path: String, record sequence: Int, _ change: (JSONObject) -> JSONObject) throws {
+    let read = try JournalReader.read(path: path)
+    var bytes = Array(JournalFrame.header.utf8)
+    for record in read.records {
+        bytes += JournalFrame.encode(record.sequence == sequence ? change(record.payload) : record.payload)
+    }
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}

@@ -21,14 +21,20 @@ public struct MapCheckpoint: Sendable, Hashable {
     /// How many results of ended elements the map's previous checkpoints hold and this one leaves out; 0 when
     /// ``results`` lists every element that ended.
     public var earlier: Int
+    /// For a map that runs elements at once: the map's error, once it has failed (more elements failed than it
+    /// tolerates, or its results grew too large) while its running elements are being cancelled. A map resumed
+    /// from it starts no more elements and fails with it.
+    public var failure: FlowError?
 
     /// Progress at element `index`, with the results of the elements that ended and the elements running (none by
-    /// default); `earlier` results left out, as the map's previous checkpoints hold them (none by default).
-    public init(index: Int, results: [JSONValue], running: [Int] = [], earlier: Int = 0) {
+    /// default); `earlier` results left out, as the map's previous checkpoints hold them (none by default); the
+    /// map's error once it has failed.
+    public init(index: Int, results: [JSONValue], running: [Int] = [], earlier: Int = 0, failure: FlowError? = nil) {
         self.index = index
         self.results = results
         self.running = running
         self.earlier = earlier
+        self.failure = failure
     }
 
     /// The progress as the journal stores it: `results` when it lists every result, else `earlier` and `newResults`
@@ -42,6 +48,7 @@ public struct MapCheckpoint: Sendable, Hashable {
             object["results"] = .array(results)
         }
         if !running.isEmpty { object["running"] = .array(running.map(JSONValue.int)) }
+        if let failure { object["failure"] = failure.jsonValue }
         return .object(object)
     }
 
@@ -72,7 +79,12 @@ public struct MapCheckpoint: Sendable, Hashable {
             }
         }
         guard earlier <= index - running.count, results.count <= index - running.count - earlier else { return nil }
-        self.init(index: index, results: results, running: running, earlier: earlier)
+        var failure: FlowError?
+        if let error = json["failure"], !error.isNull {
+            guard let read = FlowError(checkpointJSON: error) else { return nil }
+            failure = read
+        }
+        self.init(index: index, results: results, running: running, earlier: earlier, failure: failure)
     }
 
     /// This checkpoint with the results of `previous` (the same map state's checkpoint before it, folded) put back:
@@ -87,6 +99,6 @@ public struct MapCheckpoint: Sendable, Hashable {
                 byIndex.updateValue(result, forKey: element) == nil
             else { return nil }
         }
-        return MapCheckpoint(index: index, results: byIndex.keys.sorted().compactMap { byIndex[$0] }, running: running)
+        return MapCheckpoint(index: index, results: byIndex.keys.sorted().compactMap { byIndex[$0] }, running: running, failure: failure)
     }
 }

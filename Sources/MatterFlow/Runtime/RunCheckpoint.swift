@@ -88,11 +88,9 @@ public struct RunCheckpoint: Sendable, Hashable {
             let inputs = json["inputs"]?.objectValue, let variables = json["vars"]?.objectValue
         else { return nil }
         var error: FlowError?
-        if let object = json["error"]?.objectValue {
-            guard let code = object["code"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) else { return nil }
-            error = FlowError(
-                code: code, cause: ErrorCause(rawValue: object["cause"]?.stringValue ?? ErrorCause.workflowFailed.rawValue),
-                message: object["message"]?.stringValue ?? "", state: object["state"]?.stringValue)
+        if let object = json["error"], !object.isNull {
+            guard let read = FlowError(checkpointJSON: object) else { return nil }
+            error = read
         }
         var map: MapCheckpoint?
         if let progress = json["map"], !progress.isNull {
@@ -219,5 +217,16 @@ extension ResumePoint {
             current = child
             path.append(child.name)
         }
+    }
+}
+
+extension FlowError {
+    /// Reads an error a checkpoint stored (``jsonValue``): `code`, and `cause`, `message` and `state` when present
+    /// (a missing cause reads as `workflowFailed`); nil when the value is not an object with a known code.
+    init?(checkpointJSON json: JSONValue) {
+        guard let object = json.objectValue, let code = object["code"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) else { return nil }
+        self.init(
+            code: code, cause: ErrorCause(rawValue: object["cause"]?.stringValue ?? ErrorCause.workflowFailed.rawValue),
+            message: object["message"]?.stringValue ?? "", state: object["state"]?.stringValue)
     }
 }

@@ -137,7 +137,8 @@ extension RunMachine {
             }
         }
         if changed, configuration.recordsCheckpoints {
-            let checkpoint = runs.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
+            var checkpoint = runs.checkpoint { configuration.showSecrets ? $0 : secrets.redacting($0) }
+            checkpoint.failure = configuration.showSecrets ? runs.failure : secrets.redacting(runs.failure)
             actions.append(.checkpoint(self.checkpoint(top, map: checkpoint)))
         }
         guard runs.running.isEmpty else { return handOver(.mapping(runs), .awaitElements) }

@@ -46,6 +46,15 @@ extension RunMachine {
             }
             runs.results.restore(result, at: index)
         }
+        // A map that had failed starts no more elements and fails once its running ones end. A checkpoint from
+        // before the map's error was recorded still shows failures past the tolerance.
+        runs.failure = saved.failure
+        if runs.failure == nil, runs.results.failures > iteration.tolerateFailures {
+            runs.failure = FlowError(
+                code: .aborted, cause: .mapElementsFailed,
+                message: "\(runs.results.failures) elements of map state \(qualified) failed, more than tolerateFailures (\(iteration.tolerateFailures))",
+                state: qualified)
+        }
         guard let child = top.place.child(of: state) else {
             throw FlowError(.invalidArgumentValue, "the body of map state \(qualified) (\(state.childPath)) was not loaded")
         }
