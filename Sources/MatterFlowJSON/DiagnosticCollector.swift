@@ -103,7 +103,8 @@ public final class DiagnosticCollector {
 
 /// Suggests the closest of some candidates to a misspelled name.
 public enum SpellingSuggestion {
-    /// The nearest candidate within a small edit distance, if any.
+    /// The nearest candidate within a small edit distance, if any; never one as many edits away as the longer of
+    /// the two is long (`a` for `c`, `b` for `xy`), which is another word rather than a typo.
     /// A word cut short (`failedPrecon`) of one candidate alone is taken for it too, unless `strict`: then only a
     /// candidate one or two edits away (a typo, not another word).
     public static func closest(to word: String, among candidates: some Sequence<String>, strict: Bool = false) -> String? {
@@ -133,7 +134,8 @@ public enum SpellingSuggestion {
         for candidate in candidates {
             let other = candidate.lowercased()
             let distance = editDistance(lowered, other)
-            if distance <= limit, distance <= bestDistance, !best.contains(candidate) {
+            // A candidate every character of which differs (`a` for `c`) is another word, not a typo of it.
+            if distance <= limit, distance < max(lowered.count, other.count), distance <= bestDistance, !best.contains(candidate) {
                 if distance < bestDistance { best = [] }
                 best.append(candidate)
                 bestDistance = distance

@@ -10,6 +10,17 @@ struct SpellingSuggestionTests {
         #expect(SpellingSuggestion.closest(to: "nxet", among: ["next", "onError"]) == "next")
     }
 
+    @Test("a short word is not taken for one that differs in every character: that is another word, not a typo")
+    func everyCharacterDiffers() {
+        #expect(SpellingSuggestion.closest(to: "c", among: ["a", "b"]) == nil)
+        #expect(SpellingSuggestion.closest(to: "on", among: ["no", "off"]) == "no", "two letters swapped are one typo")
+        #expect(SpellingSuggestion.closest(to: "xy", among: ["a"]) == nil)
+        #expect(SpellingSuggestion.hint(for: "c", among: ["a", "b"]) == "")
+        // One character in place is enough to be a typo.
+        #expect(SpellingSuggestion.closest(to: "ab", among: ["ac", "zz"]) == "ac")
+        #expect(SpellingSuggestion.closest(to: "A", among: ["a", "b"]) == "a", "case alone is a typo")
+    }
+
     @Test("candidates equally near are all offered, in the order given")
     func ties() {
         #expect(SpellingSuggestion.closestAll(to: "runz", among: ["run", "runs", "recover"]) == ["run", "runs"])
