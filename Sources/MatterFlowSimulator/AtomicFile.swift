@@ -94,15 +94,11 @@ package enum AtomicFile {
     /// (reports are written into one); a block device or a socket is refused, as no report is written there.
     package static func writeProblem(_ given: String) -> WriteError? {
         let path = linkTarget(of: given) ?? given
-        var status = stat()
-        if stat(path, &status) == 0 {
-            switch status.st_mode & S_IFMT {
-            case S_IFDIR: return WriteError(step: "cannot replace \(path)", reason: "it is a directory")
-            case S_IFCHR, S_IFIFO:
-                return access(path, W_OK) == 0 ? nil : WriteError(step: "cannot write \(path)", reason: lastError())
-            case S_IFBLK, S_IFSOCK: return WriteError(step: "cannot write \(path)", reason: "it is a block device or a socket")
-            default: break
-            }
+        switch destination(of: path) {
+        case .directory: return WriteError(step: "cannot replace \(path)", reason: "it is a directory")
+        case .inPlace: return access(path, W_OK) == 0 ? nil : WriteError(step: "cannot write \(path)", reason: lastError())
+        case .blockDeviceOrSocket: return WriteError(step: "cannot write \(path)", reason: "it is a block device or a socket")
+        case .file: break
         }
         var generator = SystemRandomNumberGenerator()
         let probe = parent(of: path) + "/.matterflow-probe.\(getpid()).\(String(generator.next() & 0xFFFF_FFFF, radix: 16)).tmp"
@@ -111,6 +107,30 @@ package enum AtomicFile {
         close(descriptor)
         unlink(probe)
         return nil
+    }
+
+    /// What a path a report is written to names, symbolic links followed.
+    package enum Destination: Sendable {
+        /// A regular file, or nothing yet: a write replaces it whole.
+        case file
+        /// A character device or a FIFO (`/dev/stdout`, a pipe a reader holds open): written into as it is.
+        case inPlace
+        /// A directory: nothing is written.
+        case directory
+        /// A block device or a socket: no report is written there.
+        case blockDeviceOrSocket
+    }
+
+    /// What `path` names, links followed (``Destination/file`` when it names nothing, or cannot be looked at).
+    package static func destination(of path: String) -> Destination {
+        var status = stat()
+        guard !path.utf8.contains(0), stat(path, &status) == 0 else { return .file }
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFCHR, S_IFIFO: return .inPlace
+        case S_IFBLK, S_IFSOCK: return .blockDeviceOrSocket
+        default: return .file
+        }
     }
 
     /// The path a symbolic link at `path` leads to, links followed to the last (which may name a file not there

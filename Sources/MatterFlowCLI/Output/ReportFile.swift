@@ -19,13 +19,10 @@ enum ReportFile {
 
     /// Writes `text` to `path`; nil when it was written, else why not and what to check, for a message about `what`.
     static func write(_ text: String, to path: String, what: String) -> String? {
-        var info = stat()
-        if !path.utf8.contains(0), stat(path, &info) == 0 {
-            switch info.st_mode & S_IFMT {
-            case S_IFCHR, S_IFIFO: return writeInPlace(text, to: path, what: what)
-            case S_IFBLK, S_IFSOCK: return "the \(what) could not be written: \(path) is a block device or a socket; give the path of a file"
-            default: break
-            }
+        switch AtomicFile.destination(of: path) {
+        case .inPlace: return writeInPlace(text, to: path, what: what)
+        case .blockDeviceOrSocket: return "the \(what) could not be written: \(path) is a block device or a socket; give the path of a file"
+        case .file, .directory: break  // a directory is named by the write's failure below
         }
         do {
             // A symbolic link is written through by the write itself.
