@@ -81,6 +81,7 @@ struct ResumePlanner {
             // The run stopped before entering its first state: it continues from its start.
             levels = [RunCheckpoint(workflowPath: [workflow.name], state: workflow.start, inputs: started.inputs, variables: [:])]
         }
+        if let reason = Self.unfoldedMap(levels, callers: callers) { return .failure(UnrunnableWorkflow(reason: reason)) }
         let answers = restoreSecretAnswers(&levels, in: workflow)
         var missing: [String] = []
         var unusable: [String] = []
@@ -272,14 +273,33 @@ struct ResumePlanner {
     /// When the innermost level is in a concurrent map state, where each running element stood: its own checkpoints
     /// (secret values the journal never kept stripped, to be taken again from the map's level), the result of its
     /// last call when that had finished, and its call count. Returns why continuing an element would not be safe.
-    private func planElements(_ plan: inout ResumePlan, levels: [RunCheckpoint], callers: JournalCallers) -> [String] {
-        guard let innermost = levels.last, let running = innermost.map?.running, !running.isEmpty else { return [] }
-        // The map state's qualified name and the tag of the sequential map elements around it, as the run named them.
+    /// Why the run's checkpoints cannot be resumed from, nor its workflow's cancel path run from them: a map state's
+    /// checkpoint among the levels it would restore (the run's, or a running element's) lists only the results of the
+    /// elements that ended since its previous one, and the journal lacks that one (records lost, or not the same
+    /// map's). Nil when every level is whole.
+    static func unfoldedMap(_ levels: [RunCheckpoint], callers: JournalCallers) -> String? {
+        let running = levels.last?.map?.running ?? []
+        let elementLevels = running.flatMap { callers.elements[runningElement($0, levels: levels)]?.checkpoints ?? [] }
+        guard let broken = (levels + elementLevels).first(where: { ($0.map?.earlier ?? 0) > 0 }) else { return nil }
+        let earlier = broken.map?.earlier ?? 0
+        return "the checkpoint of map state \(broken.workflowPath.joined(separator: "/"))/\(broken.state) lists only the results of "
+            + "elements that ended since its previous checkpoint, and the journal does not hold that one with the \(earlier) results before "
+            + "them (records were lost), so which elements had ended cannot be told"
+    }
+
+    /// The name the run gave element `index` of the map state its innermost level stands in (`readDevices[2]`): the
+    /// map state's qualified name, the indices of the one-at-a-time maps around it, and the index.
+    static func runningElement(_ index: Int, levels: [RunCheckpoint]) -> String {
         let qualified = levels.map(\.state).joined(separator: "/")
         let tag = levels.dropLast().compactMap { $0.map.map { "[\($0.index)]" } }.joined()
+        return qualified + tag + "[\(index)]"
+    }
+
+    private func planElements(_ plan: inout ResumePlan, levels: [RunCheckpoint], callers: JournalCallers) -> [String] {
+        guard let innermost = levels.last, let running = innermost.map?.running, !running.isEmpty else { return [] }
         var reasons: [String] = []
         for index in running {
-            let element = qualified + tag + "[\(index)]"
+            let element = Self.runningElement(index, levels: levels)
             // An element that entered no state starts its body afresh.
             guard let caller = callers.elements[element], !caller.checkpoints.isEmpty else { continue }
             var elementLevels = caller.checkpoints

@@ -173,6 +173,27 @@ struct MapCheckpointDeltaTests {
         #expect(try #require(Self.probed(records)).compactMap { $0["item"]?.stringValue } == Self.devices)
     }
 
+    @Test("a run stopped after any record resumes to the same end, never reading again a device whose result was journaled")
+    func stoppedAnywhere() async throws {
+        let run = try await Journaled()
+        defer { run.scratch.remove() }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: run.journalPath))
+        let records = try run.records()
+        for stop in 1..<records.count {
+            try whole.write(to: URL(fileURLWithPath: run.journalPath))
+            try MatterFlowJournalTests.cut(run.journalPath, after: stop)
+            let cut = try run.records()
+            // The devices whose element's result the journal holds, as the reader folds the map's checkpoints.
+            let kept = Set((Self.folded(cut).last?.map.results ?? []).compactMap { $0["item"]?.stringValue })
+            let recovered = try await run.resume()
+            #expect(recovered.status == .succeeded, "stopped after record \(stop): \(recovered.notes)")
+            let after = try run.records().filter { $0.sequence > stop }
+            let readAgain = Self.reads(after).filter(kept.contains)
+            #expect(readAgain.isEmpty, "stopped after record \(stop): read again \(readAgain)")
+            #expect(Self.probed(after)?.compactMap { $0["item"]?.stringValue } == Self.devices, "stopped after record \(stop)")
+        }
+    }
+
     @Test("a map checkpoint whose earlier results are not in the journal is not resumed from: recovery says why")
     func aCheckpointThatDoesNotFoldIsNotResumed() async throws {
         let run = try await Journaled()
@@ -186,7 +207,8 @@ struct MapCheckpointDeltaTests {
              "state": "probe", "message": "a record in place of a checkpoint", "clockTime": .int(0)]
         }
         let recovered = try await run.resume()
-        #expect(recovered.status != .succeeded)
+        // Neither resumed nor left needing attention: recovery releases what the run holds by itself and ends it.
+        #expect(recovered.status == .cancelled, "\(recovered.status) \(recovered.notes)")
         let notes = recovered.notes.joined(separator: " | ")
         #expect(notes.contains("lists only the results of elements that ended since its previous checkpoint"), "\(notes)")
         #expect(Self.reads(try run.records()) == Array(Self.devices.prefix(4)), "no device is read again")

@@ -51,8 +51,11 @@ struct MapFailureResumeTests {
         try Data(Self.parent.utf8).write(to: URL(fileURLWithPath: scratch.file("check-devices.json")))
     }
 
+    /// Reads take 5 s on the hub's clock, so an element that reads is still reading when "bad" fails the map.
     func hub(_ clock: VirtualClock) throws -> SimulatedHub {
-        try SimulatedHub(stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
+        var home = Homes.basic()
+        home.simulation.latencySeconds[.readBasicInformation] = 5
+        return try SimulatedHub(stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: home), clock: clock)
     }
 
     func run() async throws -> RunResult {
@@ -114,6 +117,36 @@ struct MapFailureResumeTests {
         let reads = records.filter { $0.type == "intent" && $0.string("operation") == "readBasicInformation" }
             .compactMap { $0.payload["arguments"]?["deviceID"]?.stringValue }
         #expect(!reads.contains("absent-2") && !reads.contains("absent-3"), "no element starts after the map failed: \(reads)")
+        // The element the map was cancelling goes on with its cancel: after the stop it reads nothing and enters no
+        // state of its body but the one it stood in (entered again on resuming).
+        let after = records.filter { $0.sequence > failed.sequence }
+        let readsAfter = after.filter { $0.type == "intent" && $0.string("operation") == "readBasicInformation" }
+        #expect(readsAfter.isEmpty, "\(readsAfter.map(\.payload))")
+        func elementZero(_ record: JournalRecord) -> Bool { record.type == "checkpoint" && record.string("element") == "check[0]" }
+        let stoodIn = records.last { $0.sequence <= failed.sequence && elementZero($0) }?.string("state")
+        let entered = after.filter(elementZero).compactMap { $0.string("state") }.filter { $0 != stoodIn }
+        #expect(entered.isEmpty, "element 0 went on with its body from \(stoodIn ?? "-") after the map had failed: \(entered)")
+    }
+
+    @Test("a run stopped after any record and resumed fails as the whole run did, starting no element after the failure")
+    func stoppedAnywhere() async throws {
+        let run = try MapFailureResumeTests()
+        defer { run.scratch.remove() }
+        #expect(try await run.run().error?.cause == .mapElementsFailed)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: run.journalPath))
+        let records = try run.records()
+        for stop in 1..<records.count {
+            try whole.write(to: URL(fileURLWithPath: run.journalPath))
+            try cut(run.journalPath, after: stop)
+            let recovered = try await run.resume()
+            #expect(recovered.status == .failed, "stopped after record \(stop): \(recovered.notes)")
+            let after = try run.records()
+            let finished = after.last { $0.type == JournalEntry.Kind.runFinished.rawValue }
+            #expect(finished?.payload["error"]?["cause"] == "mapElementsFailed", "stopped after record \(stop)")
+            let reads = after.filter { $0.type == "intent" && $0.string("operation") == "readBasicInformation" }
+                .compactMap { $0.payload["arguments"]?["deviceID"]?.stringValue }
+            #expect(!reads.contains("absent-2") && !reads.contains("absent-3"), "stopped after record \(stop): \(reads)")
+        }
     }
 
     @Test("a map checkpoint's failure round-trips, and a journal without it still fails a map past its tolerance")

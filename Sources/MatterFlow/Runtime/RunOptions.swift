@@ -19,7 +19,9 @@ public struct RunOptions: Sendable {
     /// Receives every event, in order, on the run's task.
     public var observer: (@Sendable (RunEvent) -> Void)?
     /// Receives a ``RunCheckpoint`` each time a level enters a state, on the run's task, right after the
-    /// `stateEntered` event: what a journal keeps so that an interrupted run can be resumed or cancelled later.
+    /// `stateEntered` event: what a journal keeps so that an interrupted run can be resumed or cancelled later. A map
+    /// state's checkpoints after its first list only the results new since the one before: keep each folded onto its
+    /// level's previous one (``RunCheckpoint/folded(onto:)``) to resume from it.
     public var checkpoints: (@Sendable (RunCheckpoint) -> Void)?
     /// A cancel switch the caller keeps, for runs it cannot reach through a ``RunHandle`` (``WorkflowEngine/run(_:inputs:on:options:)``)
     /// or before it has one: cancelling it cancels the run as ``RunHandle/cancel()`` does. Cancelled from the run's

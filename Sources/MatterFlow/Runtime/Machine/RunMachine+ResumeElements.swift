@@ -61,6 +61,11 @@ extension RunMachine {
         var launches: [ElementLaunch] = []
         for index in saved.running {
             guard let resumed = point.elements.first(where: { $0.index == index }), let first = resumed.levels.first else {
+                if runs.failure != nil {
+                    // It had entered no state: the map that failed cancels it before it does any work.
+                    runs.running.removeAll { $0 == index }
+                    continue
+                }
                 switch launch(index: index, of: state, iteration, items: items) {
                 case .success(let launch): launches.append(launch)
                 case .failure(let error):
@@ -79,7 +84,9 @@ extension RunMachine {
             launch.resumed = try RunMachine(
                 place: child,
                 resumingAt: ResumePoint(
-                    levels: resumed.levels, completedStep: resumed.completedStep, cancel: point.cancel, callsBefore: resumed.callsBefore,
+                    // An element of a map that had failed was being cancelled: it goes on along its cancel path.
+                    levels: resumed.levels, completedStep: resumed.completedStep, cancel: point.cancel || runs.failure != nil,
+                    callsBefore: resumed.callsBefore,
                     sessionID: point.sessionID, holdsSession: point.holdsSession),
                 configuration: configuration, secrets: secrets, element: launch)
             launches.append(launch)
