@@ -71,15 +71,7 @@ struct MapCheckpointDeltaTests {
             try MatterFlowJournalTests.cut(journalPath, after: point.sequence)
         }
 
-        func resume() async throws -> RunRecovery {
-            let clock = VirtualClock()
-            let hub = try SimulatedHub(
-                stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
-            return try #require(
-                try await RunJournal(directory: scratch.file("journal")).recover(
-                    on: hub, options: RecoveryOptions(resume: true, clock: clock)
-                ).runs.first)
-        }
+        func resume() async throws -> RunRecovery { try await resumeOnlyRun(in: scratch) }
     }
 
     /// The map state's checkpoints as written.

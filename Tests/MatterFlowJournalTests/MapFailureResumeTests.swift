@@ -52,28 +52,24 @@ struct MapFailureResumeTests {
     }
 
     /// Reads take 5 s on the hub's clock, so an element that reads is still reading when "bad" fails the map.
-    func hub(_ clock: VirtualClock) throws -> SimulatedHub {
+    static var home: HomeDescription {
         var home = Homes.basic()
         home.simulation.latencySeconds[.readBasicInformation] = 5
-        return try SimulatedHub(stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: home), clock: clock)
+        return home
     }
 
     func run() async throws -> RunResult {
         let clock = VirtualClock()
         let handle = try RunJournal(directory: scratch.file("journal")).start(
-            try WorkflowEngine().load(path: scratch.file("check-devices.json")), inputs: Self.inputs, on: try hub(clock),
+            try WorkflowEngine().load(path: scratch.file("check-devices.json")), inputs: Self.inputs,
+            on: try SimulatedHub(stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Self.home), clock: clock),
             options: RunOptions(structureID: Homes.structureID, clock: clock, runID: Self.runID))
         return await handle.result
     }
 
     func records() throws -> [JournalRecord] { try JournalReader.read(path: journalPath).records }
 
-    func resume() async throws -> RunRecovery {
-        let clock = VirtualClock()
-        return try #require(
-            try await RunJournal(directory: scratch.file("journal")).recover(on: try hub(clock), options: RecoveryOptions(resume: true, clock: clock))
-                .runs.first)
-    }
+    func resume() async throws -> RunRecovery { try await resumeOnlyRun(in: scratch, home: Self.home) }
 
     /// The map's checkpoints (not its elements'), as written.
     func mapCheckpoints() throws -> [(sequence: Int, map: MapCheckpoint)] {

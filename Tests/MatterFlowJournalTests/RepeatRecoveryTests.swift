@@ -57,15 +57,7 @@ struct RepeatRecoveryTests {
             try cut(journalPath, after: try pick(records))
         }
 
-        func resume() async throws -> RunRecovery {
-            let clock = VirtualClock()
-            let hub = try SimulatedHub(
-                stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
-            return try #require(
-                try await RunJournal(directory: scratch.file("journal")).recover(
-                    on: hub, options: RecoveryOptions(resume: true, clock: clock)
-                ).runs.first)
-        }
+        func resume() async throws -> RunRecovery { try await resumeOnlyRun(in: scratch) }
 
         func records() throws -> [JournalRecord] { try JournalReader.read(path: journalPath).records }
     }

@@ -92,3 +92,12 @@ func rewrite(_ path: String, record sequence: Int, _ change: (JSONObject) -> JSO
     }
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
+
+/// Recovers, resuming, the one run of the journal in `scratch`'s `journal` directory against the simulated home kept
+/// in its `state` directory (starting from `home` when none is kept), on a virtual clock of its own.
+func resumeOnlyRun(in scratch: Scratch, home: HomeDescription = Homes.basic()) async throws -> RunRecovery {
+    let clock = VirtualClock()
+    let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: home), clock: clock)
+    return try #require(
+        try await RunJournal(directory: scratch.file("journal")).recover(on: hub, options: RecoveryOptions(resume: true, clock: clock)).runs.first)
+}
