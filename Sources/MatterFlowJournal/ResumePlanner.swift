@@ -288,10 +288,13 @@ struct ResumePlanner {
     }
 
     /// The name the run gave element `index` of the map state its innermost level stands in (`readDevices[2]`): the
-    /// map state's qualified name, the indices of the one-at-a-time maps around it, and the index.
+    /// map state's qualified name, the indices of the one-at-a-time maps around it and the iterations (from the
+    /// second, `#2`) of the repeat states around it, outermost first, and the index.
     static func runningElement(_ index: Int, levels: [RunCheckpoint]) -> String {
         let qualified = levels.map(\.state).joined(separator: "/")
-        let tag = levels.dropLast().compactMap { $0.map.map { "[\($0.index)]" } }.joined()
+        let tag = levels.dropLast().compactMap { level in
+            level.map.map { "[\($0.index)]" } ?? level.repeatIteration.flatMap { $0 > 1 ? "#\($0)" : nil }
+        }.joined()
         return qualified + tag + "[\(index)]"
     }
 

@@ -170,6 +170,46 @@ import Testing
         }
         Issue.record("the run did not finish")
     }
+
+    /// Each iteration of a repeat state is new work: its level's tag names the iteration from the second on, so a map
+    /// element inside it gets a name and call keys of its own; the key the engine generates for an operation stays
+    /// the same in every iteration, by which a hub recognises work an earlier iteration did.
+    @Test func aRepeatIterationIsTaggedButKeepsItsGeneratedKey() throws {
+        let text = #"""
+            {"workflow": "w", "version": 1, "start": "poll", "states": {
+              "poll": {"type": "repeat", "path": "read-device.json", "inputs": {"deviceID": "d-1"},
+                       "until": {"equals": ["${vars.poll.vendorName}", "never"]}, "maxIterations": 3, "delaySeconds": 1,
+                       "result": "poll", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "done": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"}
+            }}
+            """#
+        let place = try loadWorkflow(text).model.topPlace(catalog: .standard)
+        var machine = RunMachine(
+            place: place, inputs: [:],
+            configuration: .init(runID: "run-1", structureID: "s", reportsEvents: false, random: SeededRandomSource(seed: 1)))
+        var tags: [String] = []
+        var keys: [String] = []
+        var actions = try machine.start()
+        while let work = actions.work {
+            switch work {
+            case .proceed: actions = try machine.proceed()
+            case .delay: actions = try machine.delayEnded()
+            case .call:
+                tags.append(machine.top.elementTag)
+                keys.append(machine.generatedKey(for: machine.top.planned))
+                actions = try machine.callEnded(.finished(["vendorName": "V", "productName": "P", "softwareVersion": 1]))
+            case .finish:
+                #expect(tags == ["", "#2", "#3"])
+                return #expect(keys == Array(repeating: "run-1/poll/read", count: 3))
+            case .report, .checkpoint, .checkStatus, .waitForEvent, .askQuestion, .interruptWork, .startElement, .cancelElement,
+                .awaitElements, .settleLateSessions:
+                Issue.record("unexpected work \(work)")
+                return
+            }
+        }
+        Issue.record("the run did not finish")
+    }
 }
 
 /// Loading a map state: what it requires and refuses, each as a located finding.

@@ -51,8 +51,24 @@ extension RunMachine {
     /// unless given) and the state's qualified name. Two runs never share one; the same state of the same run
     /// always gets the same one (inside a map state, one per element: the level's ``Level/elementTag`` ends it), so a run that recovery resumes repeats an interrupted attempt under its own key
     /// (the key is in the call's journaled arguments too).
+    ///
+    /// The key names an element by its map indices alone, not by the repeat iterations in its tag (`#2`): every
+    /// iteration of a repeat state's body makes its call under the same key, so a hub recognises a call an earlier
+    /// iteration made (whose answer was lost) instead of doing the work twice.
     func generatedKey(for planned: PlannedState) -> String {
-        configuration.runID + "/" + top.place.qualifiedNames[planned.number] + top.elementTag
+        var tag = ""
+        var inIteration = false
+        for character in top.elementTag {
+            if character == "#" {
+                inIteration = true
+            } else if inIteration, character.isASCII, character.isNumber {
+                continue
+            } else {
+                inIteration = false
+                tag.append(character)
+            }
+        }
+        return configuration.runID + "/" + top.place.qualifiedNames[planned.number] + tag
     }
 
     /// An action's call with its arguments evaluated and its context set, reported as started.

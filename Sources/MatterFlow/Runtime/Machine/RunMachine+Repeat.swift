@@ -17,6 +17,14 @@ extension RunMachine {
         return progress
     }
 
+    /// What a repeat state's body level adds to its element tag (``Level/elementTag``): `#<iteration>` from the
+    /// second iteration on, nothing for the first or for any other state. Each iteration is new work, so its
+    /// generated idempotency keys and the names (and call keys) of its map elements differ from the last one's,
+    /// where a retry, the same work again, keeps them.
+    static func iterationTag(_ progress: StepProgress) -> String {
+        progress.state.repeating != nil && progress.attempt > 1 ? "#\(progress.attempt)" : ""
+    }
+
     /// Records the level's checkpoint as an iteration of its repeat state's body starts, with the iteration's
     /// number: a run resumed inside the body continues the count, so `maxIterations` bounds the whole run.
     mutating func checkpointIteration(_ progress: StepProgress) {

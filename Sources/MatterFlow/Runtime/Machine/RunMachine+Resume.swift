@@ -23,7 +23,7 @@ extension RunMachine {
         if element == nil { configuration.sharedSecrets?.add(secrets) }
         var restored: [ParentLevel] = []
         var place = place
-        var enclosing: (level: Level, state: PlannedState, map: MapProgress?)?
+        var enclosing: (level: Level, state: PlannedState, map: MapProgress?, step: StepProgress)?
         for (index, checkpoint) in point.levels.enumerated() {
             var inputs = checkpoint.inputs
             if index == 0, let element {
@@ -49,7 +49,8 @@ extension RunMachine {
                 place: place, shielded: enclosing?.level.onCancelPath ?? element?.shielded ?? false,
                 scope: Scope(inputs: inputs, run: Self.runInfo(model, configuration)), state: number,
                 cancelledIn: checkpoint.cancelledIn,
-                elementTag: (enclosing?.level.elementTag ?? element?.elementTag ?? "") + (enclosing?.map.map { "[\($0.index)]" } ?? ""))
+                elementTag: (enclosing?.level.elementTag ?? element?.elementTag ?? "")
+                    + (enclosing.map { $0.map.map { "[\($0.index)]" } ?? Self.iterationTag($0.step) } ?? ""))
             level.scope.vars = checkpoint.variables
             level.scope.error = checkpoint.error
             guard index + 1 < point.levels.count else {
@@ -85,7 +86,7 @@ extension RunMachine {
             var step = StepProgress(state)
             if state.repeating != nil, let iteration = checkpoint.repeatIteration { step.attempt = iteration }
             restored.append(ParentLevel(level: level, step: step, map: map))
-            enclosing = (level, state, map)
+            enclosing = (level, state, map, step)
             place = child
         }
         throw FlowError(.invalidArgumentValue, "the resume point has no checkpoint; there is nothing to continue from")

@@ -29,7 +29,7 @@ extension RunMachine {
         if progress.state.repeating != nil { checkpointIteration(progress) }
         switch childInputs(progress.state, of: top) {
         case .success(let (child, inputs)):
-            return push(child, inputs: inputs, elementTag: top.elementTag, step: progress)
+            return push(child, inputs: inputs, elementTag: top.elementTag + Self.iterationTag(progress), step: progress)
         case .failure(let error):
             return attemptEnded(progress, .failed(error))
         }
