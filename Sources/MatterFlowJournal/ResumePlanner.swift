@@ -129,6 +129,7 @@ struct ResumePlanner {
         var plan = ResumePlan(workflow: workflow, point: ResumePoint(levels: levels, cancel: true), notes: notes + answers.notes)
         // The run's keys continue after its own calls', not after its elements'.
         plan.point.callsBefore = callers.run.callsBefore
+        plan.point.elementCalls = callers.elements.mapValues(\.callsBefore)
         plan.point.waited = Self.waited(in: entries.records, at: levels[levels.count - 1], now: options.wallClock())
         plan.point.secretValues = answers.values
         plan.restoredAnswers = answers.names

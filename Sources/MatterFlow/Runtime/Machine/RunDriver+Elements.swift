@@ -85,7 +85,7 @@ extension RunDriver {
                 self.report(.warning(state: machine.top.current, message: message))
             }
         }
-        return ElementEnd(launch.index, of: launch.element, result: result, warnings: warnings)
+        return ElementEnd(launch.index, of: launch.element, result: result, warnings: warnings, calls: machine.callCount)
     }
 }
 

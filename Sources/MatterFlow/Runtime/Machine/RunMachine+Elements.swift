@@ -23,6 +23,9 @@ struct ElementLaunch: Sendable {
     var payloads = PayloadChecks()
     /// For an element a resumed run continues: its machine, restored from its own checkpoints.
     var resumed: RunMachine? = nil
+    /// The number of the last call an earlier launch of the same element made in this run (an earlier attempt of a
+    /// sub-workflow state around the map): this launch numbers its calls after it, so no key is given twice.
+    var callsBefore = 0
 }
 
 /// How one element of a concurrent map state ended, as fed to ``RunMachine/elementEnded(_:)``.
@@ -35,12 +38,14 @@ struct ElementEnd: Sendable {
     let warnings: [String]
     /// The sessions the element may have left open on the hub.
     var sessionsInDoubt: [SessionInDoubt] = []
+    /// The number of the element's last call (``ElementLaunch/callsBefore`` for a later launch of it).
+    var calls = 0
 }
 
 extension ElementEnd {
     /// How element `index` of map state `element` ended, from its machine's result; `warnings` are the result's
     /// and those its driver added while the element's abandoned calls ended.
-    init(_ index: Int, of element: String, result: RunResult, warnings: [String]) {
+    init(_ index: Int, of element: String, result: RunResult, warnings: [String], calls: Int) {
         let missing = FlowError(.engineMisconfigured, "element \(index) of map state \(element) ended without an error")
         let end: RunMachine.LevelEnd
         switch result.outcome {
@@ -48,7 +53,7 @@ extension ElementEnd {
         case .failed: end = .failed(result.error ?? missing)
         case .cancelled: end = .cancelled(result.error ?? missing)
         }
-        self.init(index: index, end: end, visited: result.visitedStates, warnings: warnings, sessionsInDoubt: result.sessionsInDoubt)
+        self.init(index: index, end: end, visited: result.visitedStates, warnings: warnings, sessionsInDoubt: result.sessionsInDoubt, calls: calls)
     }
 }
 
@@ -108,6 +113,7 @@ extension RunMachine {
             place: launch.place, shielded: launch.shielded, scope: Scope(inputs: launch.inputs, run: Self.runInfo(model, configuration)),
             state: model.start ?? 0, elementTag: launch.elementTag)
         phase = .notStarted(.element)
+        callCount = launch.callsBefore
         sessionID = launch.sessionID
         holdsSession = launch.holdsSession
         payloads = launch.payloads
@@ -165,9 +171,10 @@ extension RunMachine {
     /// The launch of element `index` of the innermost level's concurrent map state, running `body` with `inputs`.
     func launch(index: Int, body: LevelPlace, inputs: JSONObject) -> ElementLaunch {
         let tag = top.elementTag + "[\(index)]"
+        let name = top.qualifiedCurrent + tag
         return ElementLaunch(
-            index: index, place: body, inputs: inputs, elementTag: tag, shielded: top.onCancelPath, element: top.qualifiedCurrent + tag,
-            sessionID: sessionID, holdsSession: holdsSession, payloads: payloads)
+            index: index, place: body, inputs: inputs, elementTag: tag, shielded: top.onCancelPath, element: name,
+            sessionID: sessionID, holdsSession: holdsSession, payloads: payloads, callsBefore: elementCalls[name] ?? 0)
     }
 
     /// A running element of the concurrent map state ended: its result is recorded, the elements still running are
@@ -180,6 +187,8 @@ extension RunMachine {
         }
         runs.running.remove(at: position)
         runs.visited[ended.index] = ended.visited
+        let name = top.qualifiedCurrent + top.elementTag + "[\(ended.index)]"
+        elementCalls[name] = max(elementCalls[name] ?? 0, ended.calls)
         warnings += ended.warnings
         sessionsInDoubt += ended.sessionsInDoubt
         let wasStopping = runs.failure != nil || runs.cancelled

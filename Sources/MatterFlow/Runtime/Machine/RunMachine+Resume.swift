@@ -62,6 +62,7 @@ extension RunMachine {
                 phase = .notStarted(.resumed(completedStep: point.completedStep))
                 isCancelRequested = point.cancel
                 callCount = point.callsBefore
+                elementCalls = point.elementCalls
                 sessionID = point.sessionID
                 holdsSession = point.holdsSession
                 self.element = element?.element

@@ -76,6 +76,10 @@ struct RunMachine: Sendable {
     var unreadOpen: String?
     /// How many hub calls the run has prepared (an element machine: the element has).
     var callCount = 0
+    /// The number of the last call each element of a concurrent map state made, by element name
+    /// (``ElementLaunch/element``): a later launch of the same element (the map run again by a retried sub-workflow
+    /// state) numbers its calls after it.
+    var elementCalls: [String: Int] = [:]
     /// For the machine of one element of a concurrent map state: the element (`<qualified map state>[<index>]`),
     /// which its calls' contexts name; nil for a run's own machine.
     var element: String?

@@ -36,7 +36,7 @@ extension PoolState {
         elementCount -= 1
         runs[parent.number]?.elements[parent.index] = nil
         let machine = entry.machine
-        let end = ElementEnd(parent.index, of: machine.element ?? machine.workflowName, result: result, warnings: result.warnings)
+        let end = ElementEnd(parent.index, of: machine.element ?? machine.workflowName, result: result, warnings: result.warnings, calls: machine.callCount)
         if let abandoned = entry.abandoned, !abandoned.isEmpty {
             effects.settles.append(
                 PoolElementSettle(

@@ -414,7 +414,9 @@ public final class RunPool: Sendable {
         feed(
             settle.parent,
             .elementEnded(
-                ElementEnd(index: end.index, end: end.end, visited: end.visited, warnings: warnings, sessionsInDoubt: end.sessionsInDoubt)))
+                ElementEnd(
+                    index: end.index, end: end.end, visited: end.visited, warnings: warnings, sessionsInDoubt: end.sessionsInDoubt,
+                    calls: end.calls)))
     }
 
     /// Starts a piece of hub work as a task, working on the clock until its end is fed. Detached: whatever task
