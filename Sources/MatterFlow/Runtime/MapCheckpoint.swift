@@ -24,7 +24,16 @@ public struct MapCheckpoint: Sendable, Hashable {
     /// For a map that runs elements at once: the map's error, once it has failed (more elements failed than it
     /// tolerates, or its results grew too large) while its running elements are being cancelled. A map resumed
     /// from it starts no more elements and fails with it.
-    public var failure: FlowError?
+    public var failure: FlowError? {
+        get { if case .error(let error)? = storedFailure { error } else { nil } }
+        set { storedFailure = newValue.map(StoredFailure.error) }
+    }
+    /// The failure, kept out of line: a checkpoint (passed to every state entry, mostly as nil) stays small.
+    private var storedFailure: StoredFailure?
+
+    private indirect enum StoredFailure: Sendable, Hashable {
+        case error(FlowError)
+    }
 
     /// Progress at element `index`, with the results of the elements that ended and the elements running (none by
     /// default); `earlier` results left out, as the map's previous checkpoints hold them (none by default); the
@@ -34,7 +43,7 @@ public struct MapCheckpoint: Sendable, Hashable {
         self.results = results
         self.running = running
         self.earlier = earlier
-        self.failure = failure
+        self.storedFailure = failure.map(StoredFailure.error)
     }
 
     /// The progress as the journal stores it: `results` when it lists every result, else `earlier` and `newResults`
