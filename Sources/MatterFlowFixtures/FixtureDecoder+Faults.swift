@@ -53,25 +53,35 @@ extension FixtureDecoder {
     }
 
     /// An element of a map state that runs elements at once, as the hub sees it (`readDevices[1]`: the map state's
-    /// qualified name, then an index per map level); nil (reported) when the text is not one, so that a fault meant
-    /// for an element never silently applies to none.
+    /// qualified name, then an index per map level and, from a repeat state's second iteration, the iteration:
+    /// `poll/readAll#2[0]`), ending with the element's index; nil (reported) when the text is not one, so that a
+    /// fault meant for an element never silently applies to none.
     func mapElement(_ text: String, at pointer: String) -> String? {
-        let open = text.firstIndex(of: "[") ?? text.endIndex
+        let open = text.firstIndex { $0 == "[" || $0 == "#" } ?? text.endIndex
         let name = String(text[..<open])
-        var indices = text[open...]
-        var count = 0
-        // Indices as the hub sees them: decimal digits, no sign, no leading zero.
-        while let close = indices.firstIndex(of: "]"), indices.first == "[",
-            case let digits = indices[indices.index(after: indices.startIndex)..<close],
-            !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), digits == "0" || digits.first != "0"
-        {
-            count += 1
-            indices = indices[indices.index(after: close)...]
+        var tags = text[open...]
+        var endsWithIndex = false
+        // Numbers as the hub sees them: decimal digits, no sign, no leading zero; an iteration is 2 or more.
+        func number(_ digits: Substring) -> Bool {
+            !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber } && (digits == "0" || digits.first != "0")
         }
-        guard !name.isEmpty, count > 0, indices.isEmpty else {
+        while let first = tags.first {
+            if first == "[", let close = tags.firstIndex(of: "]"), number(tags[tags.index(after: tags.startIndex)..<close]) {
+                tags = tags[tags.index(after: close)...]
+                endsWithIndex = true
+            } else if first == "#", case let digits = tags.dropFirst().prefix(while: { $0.isASCII && $0.isNumber }),
+                number(digits), digits != "0", digits != "1"
+            {
+                tags = tags[digits.endIndex...]
+                endsWithIndex = false
+            } else {
+                break
+            }
+        }
+        guard !name.isEmpty, endsWithIndex, tags.isEmpty else {
             collector.error(
                 DiagnosticCode.invalidValue, at: pointer,
-                "\"\(text)\" names no element; write the map state's qualified name and the element's index, as the hub sees it (\"readDevices[1]\")")
+                "\"\(text)\" names no element; write the map state's qualified name and the element's index, as the hub sees it (\"readDevices[1]\"; \"poll/readAll#2[0]\" in a repeat's second iteration)")
             return nil
         }
         guard let workflow, !workflow.isConcurrentMapState(name) else { return text }

@@ -24,10 +24,24 @@ struct JournalCallers {
     private(set) var outcomes: [String: OutcomeEntry] = [:]
 
     init(_ entries: JournalEntries, runID: String) {
+        // Between a recovery's start and the resumed run's first work, its levels enter their states again: such an
+        // entry continues the map the run stood in, it does not start the map afresh.
+        var reentering = false
         for record in entries {
             switch record.entry {
             case .checkpoint(let checkpoint):
                 Self.add(checkpoint, sequence: record.sequence, to: &self[checkpoint.element])
+                if checkpoint.element == nil, checkpoint.map == nil, !reentering, !elements.isEmpty {
+                    forgetEarlierElements(of: Self.map(at: run.checkpoints))
+                }
+                continue
+            case .recoveryStarted:
+                reentering = true
+                continue
+            case .event(let event) where event.name == .stateEntered:
+                continue
+            case .resolution, .tornTailDiscarded:
+                continue
             case .intent(let intent):
                 let element = ResumePlanner.element(ofKey: intent.key, runID: runID)
                 self[element].intents.append((record.sequence, intent))
@@ -36,10 +50,36 @@ struct JournalCallers {
                 }
             case .outcome(let outcome):
                 outcomes[outcome.key] = outcome
-            case .runStarted, .lateResult, .runFinished, .event, .recoveryStarted, .tornTailDiscarded, .resolution, .recoveryDeferred,
-                .recoveryFinished:
+            case .runStarted, .lateResult, .runFinished, .event, .recoveryDeferred, .recoveryFinished:
                 break
             }
+            reentering = false
+        }
+    }
+
+    /// The map at the innermost of `levels` as its elements' names begin (`poll/readAll#2`): the levels' states
+    /// joined, then, for each outer level, its one-at-a-time map's index (`[i]`) or its repeat's iteration from the
+    /// second (`#n`), outermost first, as the run tags its levels.
+    static func map(at levels: [RunCheckpoint]) -> String {
+        let qualified = levels.map(\.state).joined(separator: "/")
+        let tag = levels.dropLast().compactMap { level in
+            level.map.map { "[\($0.index)]" } ?? level.repeatIteration.flatMap { $0 > 1 ? "#\($0)" : nil }
+        }.joined()
+        return qualified + tag
+    }
+
+    /// The map an element belongs to: its name without its last `[index]`.
+    static func map(ofElement element: String) -> String {
+        element.lastIndex(of: "[").map { String(element[..<$0]) } ?? element
+    }
+
+    /// A map state entered afresh (a retried sub-workflow state around it runs it again): the checkpoints its
+    /// elements wrote before belong to the earlier run of the map, and an element of this one that has entered no
+    /// state yet starts afresh rather than from them. Their calls still count, so the next ones are numbered after.
+    private mutating func forgetEarlierElements(of map: String) {
+        for (element, caller) in elements where !caller.checkpoints.isEmpty && Self.map(ofElement: element) == map {
+            elements[element]?.checkpoints = []
+            elements[element]?.lastCheckpoint = 0
         }
     }
 

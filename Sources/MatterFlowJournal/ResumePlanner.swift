@@ -129,7 +129,10 @@ struct ResumePlanner {
         var plan = ResumePlan(workflow: workflow, point: ResumePoint(levels: levels, cancel: true), notes: notes + answers.notes)
         // The run's keys continue after its own calls', not after its elements'.
         plan.point.callsBefore = callers.run.callsBefore
-        plan.point.elementCalls = callers.elements.mapValues(\.callsBefore)
+        for (element, caller) in callers.elements {
+            let map = JournalCallers.map(ofElement: element)
+            plan.point.elementCalls[map] = max(plan.point.elementCalls[map] ?? 0, caller.callsBefore)
+        }
         plan.point.waited = Self.waited(in: entries.records, at: levels[levels.count - 1], now: options.wallClock())
         plan.point.secretValues = answers.values
         plan.restoredAnswers = answers.names
@@ -292,11 +295,7 @@ struct ResumePlanner {
     /// map state's qualified name, the indices of the one-at-a-time maps around it and the iterations (from the
     /// second, `#2`) of the repeat states around it, outermost first, and the index.
     static func runningElement(_ index: Int, levels: [RunCheckpoint]) -> String {
-        let qualified = levels.map(\.state).joined(separator: "/")
-        let tag = levels.dropLast().compactMap { level in
-            level.map.map { "[\($0.index)]" } ?? level.repeatIteration.flatMap { $0 > 1 ? "#\($0)" : nil }
-        }.joined()
-        return qualified + tag + "[\(index)]"
+        JournalCallers.map(at: levels) + "[\(index)]"
     }
 
     private func planElements(_ plan: inout ResumePlan, levels: [RunCheckpoint], callers: JournalCallers) -> [String] {

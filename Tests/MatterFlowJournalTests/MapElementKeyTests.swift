@@ -119,6 +119,28 @@ struct MapElementKeyTests {
         #expect(keys.contains("\(Self.runID)/poll/readAll[0]/3"), "the third attempt's call: \(keys)")
     }
 
+    @Test("an element of a retried map that had not begun in the new attempt starts afresh, not from the last attempt's checkpoints")
+    func retriedElementStartsAfresh() async throws {
+        let run = try await Journaled(.retried)
+        defer { run.scratch.remove() }
+        let records = try run.records()
+        func mapCheckpoint(_ record: JournalRecord) -> Bool {
+            record.type == "checkpoint" && record.string("state") == "readAll" && record.payload["element"] == nil
+        }
+        // The second attempt enters the map state, then starts its elements.
+        let entries = records.filter { mapCheckpoint($0) && ($0.payload["map"]?.isNull ?? true) }
+        let second = try #require(entries.dropFirst().first).sequence
+        let launched = try #require(records.first { $0.sequence > second && mapCheckpoint($0) && $0.payload["map"]?["running"] != nil })
+        try cut(run.journalPath, after: launched.sequence)
+        let recovered = try await resumeOnlyRun(in: run.scratch)
+        #expect(recovered.status == .failed, "\(recovered.notes)")
+        let after = try run.records().filter { $0.sequence > launched.sequence }
+        for element in ["poll/readAll[0]", "poll/readAll[1]"] {
+            let first = after.first { $0.type == "checkpoint" && $0.string("element") == element }
+            #expect(first?.string("state") == "read", "\(element) went on from \(first?.string("state") ?? "nothing")")
+        }
+    }
+
     @Test("a run stopped after any record resumes to the same end; every iteration reads its devices, no key twice", arguments: Scenario.allCases)
     func stoppedAnywhere(_ scenario: Scenario) async throws {
         let run = try await Journaled(scenario)

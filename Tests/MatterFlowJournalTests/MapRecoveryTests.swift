@@ -156,6 +156,29 @@ struct MapRecoveryTests {
         #expect(results.allSatisfy { $0["status"] == "succeeded" })
     }
 
+    @Test("stopped again right after a resume re-entered its map, the run still resumes each element from its own checkpoints")
+    func stoppedAgainAfterResuming() async throws {
+        let run = try await Journaled()
+        defer { run.scratch.remove() }
+        // Stopped as element 0 reaches its end, before the map learnt of it.
+        let first = try run.cut { _, record in
+            record.type == "checkpoint" && record.string("state") == "done" && record.payload["element"] != nil
+        }
+        let ended = try #require(try run.records().first { $0.sequence == first }?.string("element"))
+        #expect(try await run.recover(resume: true, intoPool: false).status == .succeeded)
+        // Stopped again once the resumed run has entered its map state again and restarted its elements.
+        _ = try run.cut { records, record in
+            let resumedAt = records.first { $0.type == JournalEntry.Kind.recoveryStarted.rawValue }?.sequence ?? .max
+            return record.sequence > resumedAt && Self.mapCheckpoints([record]).first != nil
+        }
+        let recovered = try await run.recover(resume: true, intoPool: false)
+        #expect(recovered.status == .succeeded, "\(recovered.notes)")
+        // The element that had reached its end is not started afresh by the second recovery: its device is read once.
+        let records = try run.records()
+        let reads = Self.reads(records).filter { $0.string("key")?.contains(ended) == true }
+        #expect(reads.count == 1, "\(ended) read \(reads.count) times")
+    }
+
     @Test("a run stopped right after completing the commissioning resumes into its map and reads every device", arguments: [false, true])
     func resumeAfterCompletionRunsTheMap(intoPool: Bool) async throws {
         let run = try await Journaled()

@@ -26,7 +26,8 @@ public struct HubCallContext: Sendable, Hashable {
     public var expectedSessionID: String?
     /// The element of a concurrent map state making the call: the map state's qualified name and the element's
     /// index (`readEach[2]`; `outer/inner[2][0]` for element 0 of a concurrent map `inner` run by element 2 of a
-    /// one-at-a-time map `outer`: a concurrent map's body runs no concurrent map); nil for the run's other calls. Calls with
+    /// one-at-a-time map `outer`: a concurrent map's body runs no concurrent map; `poll/readEach#2[0]` in the second
+    /// iteration of a repeat state `poll` around the map); nil for the run's other calls. Calls with
     /// different elements may overlap; calls with the same run and element never do.
     public var element: String?
     /// How long the run waits for the call before it cancels it (the state's `timeoutSeconds`, on the run's

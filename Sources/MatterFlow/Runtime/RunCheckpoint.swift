@@ -138,9 +138,10 @@ public struct ResumePoint: Sendable {
     /// its body stood. The innermost checkpoint's ``MapCheckpoint/running`` lists the elements running; one listed
     /// there without a point here had entered no state yet, and starts its body afresh.
     public var elements: [ElementPoint] = []
-    /// The number of the last call each element of a map state that runs elements at once had made, by element
-    /// (``HubCallContext/element``, the highest `<n>` of its keys `<runID>/<element>/<n>`): an element started again
-    /// (its map run again by a retried sub-workflow state) numbers its calls after it, so no key is given twice.
+    /// The number of the last call the elements of each map state that runs elements at once had made, by the map
+    /// as its elements' names begin (``HubCallContext/element`` without its last `[index]`; the highest `<n>` of their
+    /// keys `<runID>/<element>/<n>`): an element started again (its map run again by a retried sub-workflow state)
+    /// numbers its calls after it, so no key is given twice.
     public var elementCalls: [String: Int] = [:]
     /// Values the continued run treats as secrets, beyond its secret inputs: secret answers given again, which the
     /// levels' variables hold (redacted wherever the run shows them, as when they were first given).

@@ -23,8 +23,8 @@ struct ElementLaunch: Sendable {
     var payloads = PayloadChecks()
     /// For an element a resumed run continues: its machine, restored from its own checkpoints.
     var resumed: RunMachine? = nil
-    /// The number of the last call an earlier launch of the same element made in this run (an earlier attempt of a
-    /// sub-workflow state around the map): this launch numbers its calls after it, so no key is given twice.
+    /// The number of the last call the map's elements made in this run before this launch (in an earlier attempt of
+    /// a sub-workflow state around the map, say): this launch numbers its calls after it, so no key is given twice.
     var callsBefore = 0
 }
 
@@ -170,11 +170,11 @@ extension RunMachine {
 
     /// The launch of element `index` of the innermost level's concurrent map state, running `body` with `inputs`.
     func launch(index: Int, body: LevelPlace, inputs: JSONObject) -> ElementLaunch {
-        let tag = top.elementTag + "[\(index)]"
-        let name = top.qualifiedCurrent + tag
+        let map = top.qualifiedCurrent + top.elementTag
         return ElementLaunch(
-            index: index, place: body, inputs: inputs, elementTag: tag, shielded: top.onCancelPath, element: name,
-            sessionID: sessionID, holdsSession: holdsSession, payloads: payloads, callsBefore: elementCalls[name] ?? 0)
+            index: index, place: body, inputs: inputs, elementTag: top.elementTag + "[\(index)]", shielded: top.onCancelPath,
+            element: map + "[\(index)]", sessionID: sessionID, holdsSession: holdsSession, payloads: payloads,
+            callsBefore: elementCalls[map] ?? 0)
     }
 
     /// A running element of the concurrent map state ended: its result is recorded, the elements still running are
@@ -187,8 +187,8 @@ extension RunMachine {
         }
         runs.running.remove(at: position)
         runs.visited[ended.index] = ended.visited
-        let name = top.qualifiedCurrent + top.elementTag + "[\(ended.index)]"
-        elementCalls[name] = max(elementCalls[name] ?? 0, ended.calls)
+        let map = top.qualifiedCurrent + top.elementTag
+        elementCalls[map] = max(elementCalls[map] ?? 0, ended.calls)
         warnings += ended.warnings
         sessionsInDoubt += ended.sessionsInDoubt
         let wasStopping = runs.failure != nil || runs.cancelled

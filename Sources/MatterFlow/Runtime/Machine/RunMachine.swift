@@ -76,9 +76,10 @@ struct RunMachine: Sendable {
     var unreadOpen: String?
     /// How many hub calls the run has prepared (an element machine: the element has).
     var callCount = 0
-    /// The number of the last call each element of a concurrent map state made, by element name
-    /// (``ElementLaunch/element``): a later launch of the same element (the map run again by a retried sub-workflow
-    /// state) numbers its calls after it.
+    /// The number of the last call any element of a concurrent map state made, by the map as its elements' names
+    /// begin (``ElementLaunch/element`` without its last `[index]`): a later launch of an element of the same map
+    /// (the map run again by a retried sub-workflow state) numbers its calls after it. One entry per map run in a
+    /// way of its own (per iteration of a repeat around it, per element of a map around it), not per element.
     var elementCalls: [String: Int] = [:]
     /// For the machine of one element of a concurrent map state: the element (`<qualified map state>[<index>]`),
     /// which its calls' contexts name; nil for a run's own machine.
