@@ -32,10 +32,27 @@ public struct JSONDocument: Sendable {
 
     /// Whether `text`, which parses with `refusingLoneSurrogates: false`, holds an escaped UTF-16 surrogate without its
     /// other half (`"\ud800"`): what parsing it with `refusingLoneSurrogates: true` would refuse, found without
-    /// parsing it again.
+    /// parsing it again. A text with no `\u` escape of a surrogate (`\uD8`–`\uDF`, the case of most requests) is
+    /// passed over in one byte scan, without the strictness check's walk.
     public static func holdsLoneSurrogate(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { JSONStrictness.firstViolation(in: $0, refusingLoneSurrogates: true) != nil }
+        return text.withUTF8 { bytes in
+            guard escapesSurrogate(bytes) else { return false }
+            return JSONStrictness.firstViolation(in: bytes, refusingLoneSurrogates: true) != nil
+        }
+    }
+
+    /// Whether `bytes` hold `\u` followed by `d` or `D` and one of `8`–`9`, `a`–`f`, `A`–`F`: a surrogate's escape.
+    private static func escapesSurrogate(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        for offset in 0..<(bytes.count - 3) where bytes[offset] == UInt8(ascii: "\\") && bytes[offset + 1] == UInt8(ascii: "u") {
+            guard bytes[offset + 2] | 0x20 == UInt8(ascii: "d") else { continue }
+            switch bytes[offset + 3] | 0x20 {
+            case UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): return true
+            default: continue
+            }
+        }
+        return false
     }
 
     /// Parses JSON text like ``parse(_:file:)``, but returns the document even when it holds numbers no Swift number

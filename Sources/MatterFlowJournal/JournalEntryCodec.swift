@@ -173,7 +173,7 @@ enum JournalEntryCodec {
                 RunCheckpoint(
                     workflowPath: try fields.string("workflow").split(separator: "/").map(String.init),
                     state: try fields.string("state"), inputs: try fields.object("inputs"), variables: try fields.object("vars"),
-                    error: try error(fields, "error"), cancelledIn: try fields.optionalString("cancelledIn"),
+                    error: try fields.optionalFlowError("error"), cancelledIn: try fields.optionalString("cancelledIn"),
                     shielded: try fields.bool("shielded"), map: try fields.optionalMapCheckpoint("map"),
                     element: try fields.optionalString("element"),
                     repeatIteration: try fields.optionalRepeatIteration("repeat")))
@@ -184,7 +184,7 @@ enum JournalEntryCodec {
             if try fields.bool("succeeded") {
                 result = .success(try fields.value("result"))
             } else {
-                guard let failure = try error(fields, "error") else { throw fields.failure("error", "an error object", got: "null") }
+                guard let failure = try fields.optionalFlowError("error") else { throw fields.failure("error", "an error object", got: "null") }
                 result = .failure(failure)
             }
             return .outcome(
@@ -202,7 +202,7 @@ enum JournalEntryCodec {
             return .runFinished(
                 RunFinishedEntry(
                     outcome: try fields.enumeration("outcome", RunResult.Outcome.self, ["succeeded", "failed", "cancelled"]),
-                    error: try error(fields, "error"), output: try fields.optionalValue("output"),
+                    error: try fields.optionalFlowError("error"), output: try fields.optionalValue("output"),
                     recovered: try fields.optionalBool("recovered") ?? false, holdsSession: try fields.optionalBool("holdsSession")))
         case .recoveryStarted:
             return .recoveryStarted(
@@ -276,18 +276,6 @@ enum JournalEntryCodec {
     }
 
     /// A run error member: null, or an object with `code`, `cause`, `message` and `state`.
-    private static func error(_ fields: JournalFields, _ key: String) throws(JournalError) -> FlowError? {
-        guard try fields.optionalValue(key) != nil else { return nil }
-        let error = try fields.nested(key)
-        let codeName = try error.string("code")
-        guard let code = ErrorCode(rawValue: codeName) else {
-            throw error.failure("code", "a canonical error code", got: "got \(JournalFields.shown(codeName))")
-        }
-        return FlowError(
-            code: code, cause: ErrorCause(rawValue: try error.string("cause")), message: try error.string("message"),
-            state: try error.optionalString("state"))
-    }
-
     /// The `scheme` of keyed digests (``SecretDigests/Scheme/keyed(keyID:)``); stretched ones have `rounds` instead.
     static let keyedScheme = "hmac-sha256"
 

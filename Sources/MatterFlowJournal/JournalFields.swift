@@ -175,12 +175,29 @@ extension JournalFields {
         return try nested(key).int("iteration", in: 1...Int(RepeatIteration.iterationLimit.upperBound))
     }
 
-    /// A map state's progress (``MapCheckpoint``); nil when the member is null or missing.
+    /// An error as records keep it (`{"code", "cause", "message", "state"}`, `state` optional); nil when the member
+    /// is null or missing. Every member is required and checked: an error is never read with a default.
+    func optionalFlowError(_ key: String) throws(JournalError) -> FlowError? {
+        guard try optionalValue(key) != nil else { return nil }
+        let error = try nested(key)
+        let codeName = try error.string("code")
+        guard let code = ErrorCode(rawValue: codeName) else {
+            throw error.failure("code", "a canonical error code", got: "got \(JournalFields.shown(codeName))")
+        }
+        return FlowError(
+            code: code, cause: ErrorCause(rawValue: try error.string("cause")), message: try error.string("message"),
+            state: try error.optionalString("state"))
+    }
+
+    /// A map state's progress (``MapCheckpoint``), its `failure` read as strictly as any error of a record; nil when
+    /// the member is null or missing.
     func optionalMapCheckpoint(_ key: String) throws(JournalError) -> MapCheckpoint? {
         guard let value = try optionalValue(key) else { return nil }
-        guard let progress = MapCheckpoint(json: value) else {
+        let mapError = try nested(key).optionalFlowError("failure")
+        guard var progress = MapCheckpoint(json: value) else {
             throw failure(key, "an object with \"index\" (0-10000); \"results\", or \"newResults\" with \"earlier\" (1 or more): at most one entry per element before it in all; and in \"running\" elements before it named once", got: "it is not")
         }
+        progress.failure = mapError
         return progress
     }
 }

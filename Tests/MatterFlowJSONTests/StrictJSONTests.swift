@@ -120,6 +120,14 @@ import Testing
         #expect(Self.refusal(#"{"\ud800": 1}"#) != nil, "in a key too")
         #expect(try JSONDocument.parse(#"["\ud83d\udca1", "\\ud800"]"#, file: "w.json").value == ["💡", "\\ud800"])
         #expect(try JSONDocument.parse(#"["a\ud800b"]"#, file: "hub", refusingLoneSurrogates: false).value == ["a\u{FFFD}b"])
+        // What a peer's message held, found without parsing it again: a surrogate's escape in either case is looked
+        // at, a pair and every other escape pass.
+        for lone in [#"["a\ud800b"]"#, #"{"\uDBFF": 1}"#, #"["\udc00"]"#, #"["\uD83D\u00e9"]"#] {
+            #expect(JSONDocument.holdsLoneSurrogate(lone), "\(lone)")
+        }
+        for whole in [#"["\ud83d\udca1"]"#, #"["\\ud800"]"#, #"["\u00e9 \u7fff"]"#, #"["x"]"#, "[]"] {
+            #expect(!JSONDocument.holdsLoneSurrogate(whole), "\(whole)")
+        }
     }
 
     @Test func everyJSONFormIsStillRead() throws {

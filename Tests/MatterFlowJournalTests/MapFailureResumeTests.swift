@@ -145,6 +145,31 @@ struct MapFailureResumeTests {
         }
     }
 
+    @Test("a map checkpoint's failure is read as strictly as any error of a record: a member missing is named, never defaulted",
+          arguments: ["message", "cause", "code"])
+    func failureReadStrictly(missing member: String) async throws {
+        let run = try MapFailureResumeTests()
+        defer { run.scratch.remove() }
+        _ = try await run.run()
+        let failed = try #require(try run.mapCheckpoints().first { $0.map.failure != nil })
+        try rewrite(run.journalPath, record: failed.sequence) { payload in
+            var payload = payload
+            var map = payload["map"]?.objectValue ?? [:]
+            var failure = map["failure"]?.objectValue ?? [:]
+            failure[member] = nil
+            map["failure"] = .object(failure)
+            payload["map"] = .object(map)
+            return payload
+        }
+        do {
+            _ = try JournalReader.read(path: run.journalPath).entries()
+            Issue.record("a map failure without \(member) was read")
+        } catch {
+            #expect(error.code == .malformedRecord)
+            #expect(error.message.contains("map.failure.\(member)"), "\(error.message)")
+        }
+    }
+
     @Test("a map checkpoint's failure round-trips, and a journal without it still fails a map past its tolerance")
     func failureJSON() throws {
         let failure = FlowError(code: .aborted, cause: .mapElementsFailed, message: "too many", state: "check")

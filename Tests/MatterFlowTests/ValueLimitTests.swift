@@ -36,6 +36,14 @@ import Testing
         #expect(result.error?.cause == .valueTooLarge, "\(String(describing: result.error))")
     }
 
+    @Test("a list of two strings each put together from the last value fails as a list once past 16 MiB, not later as a string")
+    func doublingListOfInterpolations() async throws {
+        let result = try await run(Self.doubling(first: #""abcdefgh""#, doubled: #"["${vars.x}", "${vars.x}!"]"#))
+        #expect(result.outcome == .failed)
+        #expect(result.error?.cause == .valueTooLarge, "\(String(describing: result.error))")
+        #expect(result.error?.message.contains("a list") == true, "\(String(describing: result.error))")
+    }
+
     /// A parent that doubles `x` from 8 bytes to 1 MiB, then maps `body.json` (which returns its input `blob`) over
     /// `count` items, `concurrency` at a time, with `blob` set to `x`.
     static func mappingBlobs(count: Int, concurrency: Int, first: String = "abcdefgh") throws -> Workflow {

@@ -97,8 +97,9 @@ struct Scope: Sendable {
     func evaluate(_ template: Template) throws(FlowError) -> JSONValue {
         var references = 0
         let value = try build(template, references: &references)
-        // A list or object can outgrow what it refers to only by holding two references or more (one value twice):
-        // it alone is walked, once, whatever its depth; a string put together is bounded as it grows.
+        // A list or object can outgrow what it refers to only by holding two references or more (one value twice, or
+        // two strings each put together from one): it alone is walked, once, whatever its depth; a string put
+        // together is bounded as it grows.
         switch value {
         case .array, .object:
             guard references < 2 || Self.encodedSize(of: value, within: Self.valueLimit) != nil else {
@@ -119,7 +120,9 @@ struct Scope: Sendable {
             references += 1
             return value
         case .interpolation(let parts):
-            // Bounded as it grows, by the length the string will take as JSON (its escapes counted).
+            // Bounded as it grows, by the length the string will take as JSON (its escapes counted); counted as a
+            // reference, since a list of two such strings may hold twice as much.
+            references += 1
             var text = ""
             var escaped = 0
             func append(_ part: String) throws(FlowError) {

@@ -141,16 +141,22 @@ extension RunMachine {
             let failures = results.failures
             let element = "element \(index) (\(item.stringValue ?? JSONWriter.compact(item))) of map state \(qualified) failed: \(error.message)"
             guard failures <= iteration.tolerateFailures else {
-                return FlowError(
-                    code: .aborted, cause: .mapElementsFailed,
-                    message: "\(element); that is \(failures) failed elements, more than tolerateFailures (\(iteration.tolerateFailures))",
-                    state: qualified)
+                return Self.tooManyFailures(failures, iteration, state: qualified, after: element)
             }
             let warning = "\(element) (tolerated: \(failures) of \(iteration.tolerateFailures))"
             warnings.append(warning)
             report(top.path, .warning(state: state.name, message: warning))
             return nil
         }
+    }
+
+    /// The map's `mapElementsFailed` error once `failures` elements failed, more than it tolerates; `last` says which
+    /// failure that was.
+    static func tooManyFailures(_ failures: Int, _ iteration: MapIteration, state qualified: String, after last: String) -> FlowError {
+        FlowError(
+            code: .aborted, cause: .mapElementsFailed,
+            message: "\(last); that is \(failures) failed elements, more than tolerateFailures (\(iteration.tolerateFailures))",
+            state: qualified)
     }
 
     /// The scope a map's body inputs are evaluated in: the map's level, with the element bound to its variable.

@@ -50,10 +50,8 @@ extension RunMachine {
         // before the map's error was recorded still shows failures past the tolerance.
         runs.failure = saved.failure
         if runs.failure == nil, runs.results.failures > iteration.tolerateFailures {
-            runs.failure = FlowError(
-                code: .aborted, cause: .mapElementsFailed,
-                message: "\(runs.results.failures) elements of map state \(qualified) failed, more than tolerateFailures (\(iteration.tolerateFailures))",
-                state: qualified)
+            runs.failure = Self.tooManyFailures(
+                runs.results.failures, iteration, state: qualified, after: "elements of map state \(qualified) failed before the run stopped")
         }
         guard let child = top.place.child(of: state) else {
             throw FlowError(.invalidArgumentValue, "the body of map state \(qualified) (\(state.childPath)) was not loaded")
