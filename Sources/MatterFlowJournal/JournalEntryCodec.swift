@@ -47,6 +47,7 @@ enum JournalEntryCodec {
                 "repeat": checkpoint.repeatIteration.map { ["iteration": .int($0)] } ?? .null,
             ]
             if let element = checkpoint.element { fields["element"] = .string(element) }
+            if let retry = checkpoint.retry { fields["retry"] = retry.jsonValue }
             return fields
         case .intent(let intent):
             var fields: JSONObject = [
@@ -176,7 +177,7 @@ enum JournalEntryCodec {
                     error: try fields.optionalFlowError("error"), cancelledIn: try fields.optionalString("cancelledIn"),
                     shielded: try fields.bool("shielded"), map: try fields.optionalMapCheckpoint("map"),
                     element: try fields.optionalString("element"),
-                    repeatIteration: try fields.optionalRepeatIteration("repeat")))
+                    repeatIteration: try fields.optionalRepeatIteration("repeat"), retry: try fields.optionalStepRetries("retry")))
         case .intent:
             return .intent(try intent(fields))
         case .outcome:

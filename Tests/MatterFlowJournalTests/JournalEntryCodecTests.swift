@@ -88,6 +88,11 @@ struct JournalEntryCodecTests {
                     contentHash: "ab12", structureID: "home", inputs: ["onboardingPayload": .string(RunOptions.redacted)],
                     secretsShown: false, pid: 4242, format: JournalFrame.formatVersion,
                     secretDigests: SecretDigests(salt: "00ff", scheme: .keyed(keyID: "0123456789abcdef"), inputs: ["onboardingPayload": "digest"]))))
+        entries.append(
+            .checkpoint(
+                RunCheckpoint(
+                    workflowPath: ["commission-device"], state: "prepare", inputs: [:], variables: [:],
+                    retry: StepRetries(attempt: 4, used: [2, 0, 1]))))
         return entries
     }()
 
@@ -175,6 +180,37 @@ struct JournalEntryCodecTests {
             #expect(error.message.contains(problem), "\(error.message)")
             #expect(error.message.contains("matterflow history"), "it says what to do: \(error.message)")
         }
+    }
+
+    @Test(
+        "a checkpoint's retries are read strictly: counts that no step could have made are a located error",
+        arguments: [
+            JSONValue.string("twice"), ["attempt": 1, "used": []], ["attempt": 3, "used": [1]], ["attempt": 2, "used": [-1, 2]],
+            ["attempt": 102, "used": [101]], ["attempt": 2, "used": ["1"]], ["attempt": 2, "used": [1], "more": true],
+        ])
+    func malformedRetries(retry: JSONValue) throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        var checkpoint = JournalEntryCodec.fields(of: .checkpoint(RunCheckpoint(workflowPath: ["prepare"], state: "prepare", inputs: [:], variables: [:])))
+        checkpoint["seq"] = 2
+        checkpoint["type"] = "checkpoint"
+        checkpoint["wallTime"] = 1_796_004_580.5
+        checkpoint["retry"] = retry
+        let path = try Self.journal([Self.startPayload, checkpoint], in: scratch)
+        do {
+            _ = try JournalReader.read(path: path).entries()
+            Issue.record("a checkpoint with retry \(JSONWriter.compact(retry)) decoded")
+        } catch {
+            #expect(error.code == .malformedRecord)
+            #expect(error.message.contains("(type \"checkpoint\"): member \"retry\" must be an object with \"attempt\""), "\(error.message)")
+        }
+        checkpoint["retry"] = ["attempt": 3, "used": [0, 2]]
+        let valid = try Self.journal([Self.startPayload, checkpoint], in: scratch)
+        guard case .checkpoint(let read)? = try JournalReader.read(path: valid).entries().last?.entry else {
+            Issue.record("the checkpoint did not read back")
+            return
+        }
+        #expect(read.retry == StepRetries(attempt: 3, used: [0, 2]))
     }
 
     @Test("a malformed record makes the run unreadable to runs and recover, which leave its file as it is")

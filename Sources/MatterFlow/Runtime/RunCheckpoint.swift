@@ -33,14 +33,19 @@ public struct RunCheckpoint: Sendable, Hashable {
     /// In a repeat state about to run its body: which iteration (from 1), so that a resumed repeat continues its
     /// count and `maxIterations` bounds the whole run.
     public var repeatIteration: Int?
+    /// In a state whose step is about to be tried again: its attempt and the retries its retriers had allowed, so
+    /// that a resumed step continues its count and `maxRetries` bounds the whole run; nil before a retry.
+    public var retry: StepRetries?
 
     /// A checkpoint of the level `workflowPath` entering `state`; the defaults are those of a level off any cancel
     /// path, outside map and repeat states, with no error set.
     public init(
         workflowPath: [String], state: String, inputs: JSONObject, variables: JSONObject, error: FlowError? = nil, cancelledIn: String? = nil,
-        shielded: Bool = false, map: MapCheckpoint? = nil, element: String? = nil, repeatIteration: Int? = nil
+        shielded: Bool = false, map: MapCheckpoint? = nil, element: String? = nil, repeatIteration: Int? = nil,
+        retry: StepRetries? = nil
     ) {
         self.map = map
+        self.retry = retry
         self.element = element
         self.repeatIteration = repeatIteration
         self.workflowPath = workflowPath
@@ -79,6 +84,7 @@ public struct RunCheckpoint: Sendable, Hashable {
             "repeat": repeatIteration.map { ["iteration": .int($0)] } ?? .null,
         ]
         if let element { object["element"] = .string(element) }
+        if let retry { object["retry"] = retry.jsonValue }
         return .object(object)
     }
 
@@ -102,10 +108,15 @@ public struct RunCheckpoint: Sendable, Hashable {
             guard let read = progress["iteration"]?.intValue, RepeatIteration.iterationLimit.contains(Double(read)) else { return nil }
             iteration = read
         }
+        var retry: StepRetries?
+        if let counts = json["retry"], !counts.isNull {
+            guard let read = StepRetries(json: counts) else { return nil }
+            retry = read
+        }
         self.init(
             workflowPath: workflow.split(separator: "/").map(String.init), state: state, inputs: inputs, variables: variables, error: error,
             cancelledIn: json["cancelledIn"]?.stringValue, shielded: json["shielded"]?.boolValue ?? false, map: map,
-            element: json["element"]?.stringValue, repeatIteration: iteration)
+            element: json["element"]?.stringValue, repeatIteration: iteration, retry: retry)
     }
 }
 

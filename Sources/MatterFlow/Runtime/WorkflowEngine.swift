@@ -118,10 +118,10 @@ public struct WorkflowEngine: Sendable {
     /// path from there when `point.cancel` is set, and returns at once with a handle, as ``start(_:inputs:on:options:)``
     /// does. The run keeps its ID (`options.runID`); it does not report `runStarted` again. Each level is restored
     /// from its checkpoint (inputs, variables, error, cancel path) and re-enters the state it was entering; an outer
-    /// level re-enters its sub-workflow state without checking its guards again. Retry counts start afresh, and a
-    /// wait state waits anew.
+    /// level re-enters its sub-workflow state without checking its guards again. A step continues the retry counts
+    /// its checkpoint records (``RunCheckpoint/retry``), and a wait state waits what is left of ``ResumePoint/waited``.
     /// - Throws: ``FlowError`` `invalidArgumentValue` when the point does not fit the workflow (a level's state or
-    ///   sub-workflow is not where the checkpoint says).
+    ///   sub-workflow is not where the checkpoint says, or its retries are more than the state's retry rules allow).
     public func resume(
         _ workflow: Workflow, from point: ResumePoint, on hub: any Hub, options: RunOptions
     ) throws(FlowError) -> RunHandle {

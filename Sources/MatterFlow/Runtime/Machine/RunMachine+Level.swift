@@ -32,10 +32,10 @@ extension RunMachine {
     /// How far an action or sub-workflow state's work got: its attempt and the retries used so far.
     ///
     /// Retry counters belong to the state's entry, so they reset whenever the run leaves the state, as in Amazon
-    /// States Language.
+    /// States Language; a resumed run continues them from its checkpoint (``init(_:resuming:qualified:)``).
     struct StepProgress: Sendable {
         let state: PlannedState
-        /// The attempt in progress, from 1.
+        /// The attempt in progress, from 1 (for a repeat state, the iteration).
         var attempt = 1
         /// Retries used so far, by retrier.
         var retriesUsed: [Int]
@@ -43,6 +43,34 @@ extension RunMachine {
         init(_ state: PlannedState) {
             self.state = state
             retriesUsed = [Int](repeating: 0, count: state.step?.retry.count ?? 0)
+        }
+
+        /// The progress a checkpoint of `state` records: a repeat state's iteration, or the attempt about to run
+        /// after retries; the first attempt when it records neither.
+        /// - Throws: ``FlowError`` `invalidArgumentValue` when the checkpoint's retries do not fit the state's
+        ///   retriers (another number of them, or more retries than one allows).
+        init(_ state: PlannedState, resuming checkpoint: RunCheckpoint, qualified: String) throws(FlowError) {
+            self.init(state)
+            if state.repeating != nil {
+                if let iteration = checkpoint.repeatIteration { attempt = iteration }
+                return
+            }
+            guard let retry = checkpoint.retry else { return }
+            let retriers = state.step?.retry ?? []
+            guard retry.isConsistent, retry.used.count == retriers.count,
+                zip(retry.used, retriers).allSatisfy({ $0 <= $1.maxRetries })
+            else {
+                throw FlowError(
+                    .invalidArgumentValue,
+                    "the checkpoint of state \(qualified) records retries its retry rules do not allow (attempt \(retry.attempt), retries \(retry.used) for \(retriers.count) rules); the workflow files changed since the run")
+            }
+            attempt = retry.attempt
+            retriesUsed = retry.used
+        }
+
+        /// The retries a checkpoint records: nil for a repeat state or before the step's first retry.
+        var retries: StepRetries? {
+            state.repeating == nil && attempt > 1 ? StepRetries(attempt: attempt, used: retriesUsed) : nil
         }
     }
 

@@ -6,15 +6,13 @@ extension RunMachine {
     // hold, the machine waits `delaySeconds` in the retry-delay phase (on the run's clock, cut short by a cancel)
     // and runs the next attempt, up to `maxIterations`.
 
-    /// A step's first attempt, or, for the repeat state a resumed run continues in, the iteration its body was
-    /// starting when the run stopped (taken once: the resumed state is the first whose work begins).
+    /// A step's first attempt, or, for the state a resumed run continues in, the repeat's iteration its body was
+    /// starting or the attempt about to run after retries when the run stopped (taken once: the resumed state is the
+    /// first whose work begins).
     mutating func firstProgress(_ state: PlannedState) -> StepProgress {
-        var progress = StepProgress(state)
-        if let iteration = resumedIteration {
-            resumedIteration = nil
-            if state.repeating != nil { progress.attempt = iteration }
-        }
-        return progress
+        guard let resumed = resumedStep else { return StepProgress(state) }
+        resumedStep = nil
+        return resumed
     }
 
     /// What a repeat state's body level adds to its element tag (``Level/elementTag``): `#<iteration>` from the
@@ -29,7 +27,7 @@ extension RunMachine {
     /// number: a run resumed inside the body continues the count, so `maxIterations` bounds the whole run.
     mutating func checkpointIteration(_ progress: StepProgress) {
         guard configuration.recordsCheckpoints else { return }
-        actions.append(.checkpoint(checkpoint(top, repeatIteration: progress.attempt)))
+        actions.append(.checkpoint(checkpoint(top, step: progress)))
     }
 
     /// An attempt of a repeat state's body ended: the state ends (the condition holds, the body failed, the run

@@ -66,14 +66,15 @@ extension RunMachine {
                 sessionID = point.sessionID
                 holdsSession = point.holdsSession
                 self.element = element?.element
+                let step = try StepProgress(state, resuming: checkpoint, qualified: level.prefix + checkpoint.state)
                 if let iteration = state.map, checkpoint.map != nil {
                     if iteration.isConcurrent {
-                        resumedMap = .concurrent(try restoredElements(state, iteration, checkpoint, point: point))
+                        resumedMap = .concurrent(try restoredElements(step, iteration, checkpoint, point: point))
                     } else if let map = try Self.restoredMap(state, checkpoint, scope: level.scope, qualified: level.prefix + checkpoint.state) {
                         resumedMap = .sequential(map)
                     }
                 }
-                resumedIteration = state.repeating == nil ? nil : checkpoint.repeatIteration
+                resumedStep = step.attempt > 1 ? step : nil
                 // Only the wait the run stood in: not one its cancel path makes, nor a later state's.
                 if !point.cancel { resumedWaited = Self.waits(state.state.kind) ? point.waited : nil }
                 return
@@ -84,8 +85,7 @@ extension RunMachine {
                     "state \(checkpoint.state) of \(model.name) does not run a sub-workflow, yet the run had entered one from it; the workflow files changed since the run")
             }
             let map = try Self.restoredMap(state, checkpoint, scope: level.scope, qualified: level.prefix + checkpoint.state)
-            var step = StepProgress(state)
-            if state.repeating != nil, let iteration = checkpoint.repeatIteration { step.attempt = iteration }
+            let step = try StepProgress(state, resuming: checkpoint, qualified: level.prefix + checkpoint.state)
             restored.append(ParentLevel(level: level, step: step, map: map))
             enclosing = (level, state, map, step)
             place = child
@@ -104,25 +104,27 @@ extension RunMachine {
             top = parents[position].level
             let map = parents[position].map?.checkpoint { showSecrets ? $0 : secrets.redacting($0) }
             let step = parents[position].step
-            enter(step.state, map: map, repeatIteration: step.state.repeating == nil ? nil : step.attempt)
+            enter(step.state, map: map, step: step)
         }
         top = inner
         let state = top.planned
-        enter(state)
+        enter(state, step: resumedStep)
         if let resumed = resumedMap {
             resumedMap = nil
+            let step = resumedStep ?? StepProgress(state)
+            resumedStep = nil
             switch resumed {
             case .sequential(let map):
                 // The element the checkpoint was about to start starts again: those before it had ended.
-                return nextElement(StepProgress(state), map)
+                return nextElement(step, map)
             case .concurrent(let elements):
                 for launch in elements.launches { actions.append(.startElement(launch)) }
                 return startElements(elements.runs, changed: true)
             }
         }
         if let completedStep, let step = state.step {
-            // The state's work had finished: no iteration of it begins.
-            resumedIteration = nil
+            // The state's work had finished: no iteration or attempt of it begins.
+            resumedStep = nil
             return .move(finishRestored(step, result: completedStep))
         }
         return handOver(.entered(state), .proceed)
@@ -137,7 +139,8 @@ extension RunMachine {
     }
 
     /// The level as a checkpoint, secrets redacted unless the run shows them.
-    func checkpoint(_ level: Level, map: MapCheckpoint? = nil, repeatIteration: Int? = nil) -> RunCheckpoint {
+    /// With `step`, the checkpoint records its repeat's iteration or its retries (``StepProgress/retries``).
+    func checkpoint(_ level: Level, map: MapCheckpoint? = nil, step: StepProgress? = nil) -> RunCheckpoint {
         let showSecrets = configuration.showSecrets
         var variables = JSONObject()
         for name in level.scope.vars.keys.sorted() {
@@ -148,7 +151,8 @@ extension RunMachine {
         return RunCheckpoint(
             workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
             error: showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
-            shielded: level.shielded, map: map, element: element, repeatIteration: repeatIteration)
+            shielded: level.shielded, map: map, element: element,
+            repeatIteration: step.flatMap { $0.state.repeating == nil ? nil : $0.attempt }, retry: step?.retries)
     }
 
     /// A map state's progress restored from its checkpoint: its items evaluated again in the level's restored

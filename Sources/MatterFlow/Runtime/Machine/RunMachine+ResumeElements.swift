@@ -28,15 +28,16 @@ extension RunMachine {
     /// - Throws: ``FlowError`` `invalidArgumentValue` when the checkpoint does not fit the map's items, or an element's
     ///   checkpoints do not fit its body.
     mutating func restoredElements(
-        _ state: PlannedState, _ iteration: MapIteration, _ checkpoint: RunCheckpoint, point: ResumePoint
+        _ step: StepProgress, _ iteration: MapIteration, _ checkpoint: RunCheckpoint, point: ResumePoint
     ) throws(FlowError) -> ResumedElements {
+        let state = step.state
         let qualified = top.qualifiedCurrent
         guard let saved = checkpoint.map else {
             throw FlowError(.invalidArgumentValue, "the checkpoint of map state \(qualified) does not say which elements were running")
         }
         try Self.requireWhole(saved, qualified: qualified)
         let items = try Self.restoredItems(iteration, scope: top.scope, qualified: qualified, started: saved.index)
-        var runs = ElementRuns(step: StepProgress(state), iteration: iteration, items: items)
+        var runs = ElementRuns(step: step, iteration: iteration, items: items)
         runs.next = saved.index
         runs.running = saved.running
         for result in saved.results {

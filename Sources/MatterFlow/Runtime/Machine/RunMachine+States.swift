@@ -12,7 +12,7 @@ extension RunMachine {
         if !top.onCancelPath, isCancelRequested, !state.isTerminal {
             // A cancel that arrived between states takes effect before the state does any work (a resumed repeat
             // state's iteration is then not needed).
-            if resumedIteration != nil { resumedIteration = nil }
+            if resumedStep != nil { resumedStep = nil }
             return .move(.cancel)
         }
         switch state.state.kind {

@@ -205,10 +205,21 @@ extension RunMachine {
         if case .failed(let error) = outcome {
             var retrying = progress
             if let delay = retryDelay(after: error, &retrying) {
+                checkpointRetry(retrying)
                 return handOver(.retryDelay(retrying), .delay(.seconds(rounding: delay), cancellable: !top.onCancelPath))
             }
         }
         return .move(stepEnded(progress.state, outcome))
+    }
+
+    /// Records the level's checkpoint as a retry is scheduled: the attempt that follows and the retries used, so
+    /// that a run resumed in the delay or in the next attempt continues the count, and a step's `maxRetries` bounds
+    /// the whole run. Resumed in the delay, the next attempt starts at once.
+    private mutating func checkpointRetry(_ progress: StepProgress) {
+        guard configuration.recordsCheckpoints else { return }
+        var next = progress
+        next.attempt += 1
+        actions.append(.checkpoint(checkpoint(top, step: next)))
     }
 
     /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.

@@ -87,9 +87,10 @@ struct RunMachine: Sendable {
     /// A resumed run whose innermost level is in a map state: the map's progress (for a map that runs elements at
     /// once, with its running elements), continued as the run re-enters the state.
     var resumedMap: ResumedMap?
-    /// A resumed run whose innermost state is a repeat state: the iteration its body was starting, for the state's
-    /// first attempt (then cleared).
-    var resumedIteration: Int?
+    /// A resumed run whose innermost state is a repeat state, or a step that had been retried: the iteration its
+    /// body was starting, or the attempt about to run with the retries used, for the state's first attempt (then
+    /// cleared).
+    var resumedStep: StepProgress?
     /// A resumed run whose innermost state had been waiting (a question, an event or a fixed delay): for how long,
     /// taken off its timeout or its delay when it waits again; cleared by the first state worked.
     var resumedWaited: Duration?
@@ -401,13 +402,13 @@ struct RunMachine: Sendable {
 
     /// Records and reports the innermost level's entry into its current state, with the level's checkpoint (and,
     /// for a map state, the map's progress; for a repeat state, the iteration running).
-    mutating func enter(_ state: PlannedState, map: MapCheckpoint? = nil, repeatIteration: Int? = nil) {
+    mutating func enter(_ state: PlannedState, map: MapCheckpoint? = nil, step: StepProgress? = nil) {
         visited.append(top.qualifiedCurrent)
         if configuration.reportsEvents {
             report(top.path, .stateEntered(state: state.name, type: state.typeName))
         }
         if configuration.recordsCheckpoints {
-            actions.append(.checkpoint(checkpoint(top, map: map, repeatIteration: repeatIteration)))
+            actions.append(.checkpoint(checkpoint(top, map: map, step: step)))
         }
     }
 

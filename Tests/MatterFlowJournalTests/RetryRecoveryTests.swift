@@ -1,0 +1,185 @@
+import Foundation
+import MatterFlow
+@testable import MatterFlowJournal
+import MatterFlowJSON
+import MatterFlowSimulator
+import Testing
+
+/// A journaled run that stops while a step is being retried: the retry's checkpoint records the attempt and the
+/// retries used, so a resumed step continues its count and `maxRetries` bounds the whole run, not each process.
+@Suite("recovery of a step being retried")
+struct RetryRecoveryTests {
+    static let runID = "run-00000000e7e7"
+
+    /// Reads a device the home does not have: every attempt fails with `deviceNotFound`, retried 3 times.
+    static let retried = #"""
+        {"workflow": "read-retried", "version": 1, "start": "read", "states": {
+          "read": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "device-absent"},
+                   "retry": [{"errors": ["hubUnreachable"], "maxRetries": 1}, {"errors": ["deviceNotFound"], "maxRetries": 3, "intervalSeconds": 5}],
+                   "next": "found", "onError": [{"errors": ["*"], "next": "failed"}]},
+          "found": {"type": "succeed"},
+          "failed": {"type": "fail", "error": "${error}"}
+        }}
+        """#
+
+    /// The same read once, without retries, run by a sub-workflow state that retries it twice.
+    static let once = #"""
+        {"workflow": "read-once", "version": 1, "start": "read", "states": {
+          "read": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "device-absent"},
+                   "next": "found", "onError": [{"errors": ["*"], "next": "failed"}]},
+          "found": {"type": "succeed"},
+          "failed": {"type": "fail", "error": "${error}"}
+        }}
+        """#
+    static let outer = #"""
+        {"workflow": "outer", "version": 1, "start": "poll", "states": {
+          "poll": {"type": "workflow", "path": "read-once.json",
+                   "retry": [{"errors": ["deviceNotFound"], "maxRetries": 2, "intervalSeconds": 5}],
+                   "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+          "done": {"type": "succeed"},
+          "failed": {"type": "fail", "error": "${error}"}
+        }}
+        """#
+
+    /// A run of `file` (one of the workflows above, written to a scratch directory) to its end, its journal then cut
+    /// right after the record `pick` chooses from the whole run's records.
+    struct Interrupted {
+        let scratch: Scratch
+        var journalPath: String { (try? RunJournal(directory: scratch.file("journal")).path(of: RetryRecoveryTests.runID)) ?? "" }
+
+        init(_ file: String, reads: Int, cutAfter pick: ([JournalRecord]) throws -> Int) async throws {
+            scratch = try Scratch()
+            for (name, text) in [("read-retried.json", retried), ("read-once.json", once), ("outer.json", outer)] {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.file(name)))
+            }
+            let clock = VirtualClock()
+            let hub = try SimulatedHub(
+                stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
+            // The retries' delays pass on the virtual clock while nothing else holds it.
+            let handle = try RunJournal(directory: scratch.file("journal")).start(
+                try WorkflowEngine().load(path: scratch.file(file)), on: hub,
+                options: RunOptions(structureID: Homes.structureID, clock: clock, runID: RetryRecoveryTests.runID))
+            let result = await handle.result
+            #expect(result.error?.cause == .deviceNotFound, "\(String(describing: result.error))")
+            let records = try JournalReader.read(path: journalPath).records
+            #expect(RetryRecoveryTests.attempts(records).count == reads, "the whole run reads \(reads) times")
+            try cut(journalPath, after: try pick(records))
+        }
+
+        func resume() async throws -> RunRecovery { try await resumeOnlyRun(in: scratch) }
+
+        func records() throws -> [JournalRecord] { try JournalReader.read(path: journalPath).records }
+
+        func finished() throws -> RunFinishedEntry? { try JournalReader.read(path: journalPath).entries().finished }
+    }
+
+    /// The attempt number of each read the journal records an intent for, in order.
+    static func attempts(_ records: [JournalRecord]) -> [Int] {
+        records.compactMap { $0.type == "intent" && $0.string("operation") == "readBasicInformation" ? $0.payload["attempt"]?.intValue : nil }
+    }
+
+    /// The sequence of the checkpoint of `state` that records attempt `attempt` about to run.
+    static func retryCheckpoint(_ records: [JournalRecord], state: String, attempt: Int) throws -> Int {
+        try #require(records.first { $0.type == "checkpoint" && $0.string("state") == state && $0.payload["retry"]?["attempt"] == .int(attempt) })
+            .sequence
+    }
+
+    @Test("each retry writes a checkpoint with the attempt that follows and the retries each rule has used")
+    func checkpointsCount() async throws {
+        let whole = try await Interrupted("read-retried.json", reads: 4, cutAfter: { $0.count })
+        defer { whole.scratch.remove() }
+        let retries = try JournalReader.read(path: whole.journalPath).entries().compactMap { record -> StepRetries?? in
+            guard case .checkpoint(let checkpoint) = record.entry, checkpoint.state == "read" else { return nil }
+            return .some(checkpoint.retry)
+        }
+        #expect(
+            retries == [
+                nil, StepRetries(attempt: 2, used: [0, 1]), StepRetries(attempt: 3, used: [0, 2]), StepRetries(attempt: 4, used: [0, 3]),
+            ])
+    }
+
+    @Test("resumed in a retry's delay, the step makes only the attempts left")
+    func resumedInTheDelay() async throws {
+        let interrupted = try await Interrupted(
+            "read-retried.json", reads: 4, cutAfter: { try RetryRecoveryTests.retryCheckpoint($0, state: "read", attempt: 3) })
+        defer { interrupted.scratch.remove() }
+        #expect(Self.attempts(try interrupted.records()) == [1, 2])
+        let run = try await interrupted.resume()
+        #expect(run.resumed, "\(run.notes)")
+        #expect(run.status == .failed)
+        #expect(Self.attempts(try interrupted.records()) == [1, 2, 3, 4], "maxRetries bounds the whole run")
+        #expect(try interrupted.finished()?.error?.cause == .deviceNotFound)
+    }
+
+    @Test("resumed during an attempt whose read is in doubt, that attempt is made again under its own number")
+    func resumedDuringAnAttempt() async throws {
+        let interrupted = try await Interrupted(
+            "read-retried.json", reads: 4,
+            cutAfter: { records in
+                try #require(records.last { $0.type == "intent" && $0.payload["attempt"] == 3 }).sequence
+            })
+        defer { interrupted.scratch.remove() }
+        let run = try await interrupted.resume()
+        #expect(run.resumed, "\(run.notes)")
+        #expect(Self.attempts(try interrupted.records()) == [1, 2, 3, 3, 4])
+        #expect(try interrupted.finished()?.error?.cause == .deviceNotFound)
+    }
+
+    @Test("resumed again after a resume, the count still goes on")
+    func resumedTwice() async throws {
+        let interrupted = try await Interrupted(
+            "read-retried.json", reads: 4, cutAfter: { try RetryRecoveryTests.retryCheckpoint($0, state: "read", attempt: 2) })
+        defer { interrupted.scratch.remove() }
+        // The resumed run stops again right after it re-entered the state: the checkpoint it wrote then keeps the count.
+        let path = interrupted.journalPath
+        let before = try interrupted.records().count
+        _ = try await interrupted.resume()
+        let reentry = try #require(
+            try interrupted.records().first { $0.sequence > before && $0.type == "checkpoint" && $0.string("state") == "read" })
+        #expect(reentry.payload["retry"] == ["attempt": 2, "used": [0, 1]])
+        try cut(path, after: reentry.sequence)
+        let again = try await interrupted.resume()
+        #expect(again.resumed, "\(again.notes)")
+        #expect(Self.attempts(try interrupted.records()) == [1, 2, 3, 4])
+    }
+
+    @Test("resumed inside a retried sub-workflow, the outer state's count goes on")
+    func resumedInsideTheRetriedBody() async throws {
+        let interrupted = try await Interrupted(
+            "outer.json", reads: 3,
+            cutAfter: { records in
+                // The body's first checkpoint in the outer state's second attempt.
+                let entries = records.filter { $0.type == "checkpoint" && $0.string("workflow") == "outer/read-once" && $0.string("state") == "read" }
+                return try #require(entries.dropFirst().first).sequence
+            })
+        defer { interrupted.scratch.remove() }
+        #expect(Self.attempts(try interrupted.records()) == [1])
+        let run = try await interrupted.resume()
+        #expect(run.resumed, "\(run.notes)")
+        #expect(Self.attempts(try interrupted.records()).count == 3, "attempts 2 and 3 of the outer state only")
+        #expect(try interrupted.finished()?.error?.cause == .deviceNotFound)
+    }
+
+    @Test("a resume point whose retries the step's rules do not allow is refused before anything runs")
+    func retriesBeyondTheRules() async throws {
+        let workflow = try WorkflowEngine().load(text: Self.retried, baseDirectory: "/")
+        let clock = VirtualClock()
+        let hub = try SimulatedHub(home: Homes.basic(), clock: clock)
+        let options = RunOptions(structureID: Homes.structureID, clock: clock, runID: "r")
+        for retry in [StepRetries(attempt: 5, used: [0, 4]), StepRetries(attempt: 3, used: [2]), StepRetries(attempt: 4, used: [1, 1])] {
+            let point = ResumePoint(
+                levels: [RunCheckpoint(workflowPath: ["read-retried"], state: "read", inputs: [:], variables: [:], retry: retry)], cancel: false)
+            #expect(throws: FlowError.self, "\(retry)") { _ = try WorkflowEngine().resume(workflow, from: point, on: hub, options: options) }
+        }
+        let fits = ResumePoint(
+            levels: [RunCheckpoint(workflowPath: ["read-retried"], state: "read", inputs: [:], variables: [:], retry: StepRetries(attempt: 4, used: [0, 3]))],
+            cancel: false)
+        let handle = try WorkflowEngine().resume(workflow, from: fits, on: hub, options: options)
+        var attempts: [Int] = []
+        for await event in handle.events {
+            if case .hubCallStarted(_, _, let attempt, _) = event.kind { attempts.append(attempt) }
+        }
+        #expect(attempts == [4], "the last retry the rules allow, then the error routes")
+        #expect(await handle.result.error?.cause == .deviceNotFound)
+    }
+}
