@@ -59,38 +59,48 @@ extension FixtureDecoder {
     func mapElement(_ text: String, at pointer: String) -> String? {
         let open = text.firstIndex { $0 == "[" || $0 == "#" } ?? text.endIndex
         let name = String(text[..<open])
-        var tags = text[open...]
-        var endsWithIndex = false
+        var rest = text[open...]
+        var tags: [ElementNameTag] = []
         // Numbers as the hub sees them: decimal digits, no sign, no leading zero; an iteration is 2 or more.
-        func number(_ digits: Substring) -> Bool {
-            !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber } && (digits == "0" || digits.first != "0")
+        func number(_ digits: Substring) -> Int? {
+            guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), digits == "0" || digits.first != "0" else { return nil }
+            return Int(digits)
         }
-        while let first = tags.first {
-            if first == "[", let close = tags.firstIndex(of: "]"), number(tags[tags.index(after: tags.startIndex)..<close]) {
-                tags = tags[tags.index(after: close)...]
-                endsWithIndex = true
-            } else if first == "#", case let digits = tags.dropFirst().prefix(while: { $0.isASCII && $0.isNumber }),
-                number(digits), digits != "0", digits != "1"
+        while let first = rest.first {
+            if first == "[", let close = rest.firstIndex(of: "]"), let index = number(rest[rest.index(after: rest.startIndex)..<close]) {
+                tags.append(.index(index))
+                rest = rest[rest.index(after: close)...]
+            } else if first == "#", case let digits = rest.dropFirst().prefix(while: { $0.isASCII && $0.isNumber }),
+                let iteration = number(digits), iteration >= 2
             {
-                tags = tags[digits.endIndex...]
-                endsWithIndex = false
+                tags.append(.iteration(iteration))
+                rest = rest[digits.endIndex...]
             } else {
                 break
             }
         }
-        guard !name.isEmpty, endsWithIndex, tags.isEmpty else {
+        guard !name.isEmpty, case .index? = tags.last, rest.isEmpty else {
             collector.error(
                 DiagnosticCode.invalidValue, at: pointer,
                 "\"\(text)\" names no element; write the map state's qualified name and the element's index, as the hub sees it (\"readDevices[1]\"; \"poll/readAll#2[0]\" in a repeat's second iteration)")
             return nil
         }
-        guard let workflow, !workflow.isConcurrentMapState(name) else { return text }
-        collector.error(
-            FixtureDiagnosticCode.unknownState, at: pointer,
-            workflow.hasQualifiedState(name)
-                ? "\"\(name)\" is not a map state that runs elements at once (concurrency above 1): only such a state's elements are named in calls"
-                : "workflow \(workflow.name) has no map state \"\(name)\"\(SpellingSuggestion.hint(for: name, among: workflow.qualifiedStateCandidates(for: name))); name it qualified by sub-workflow states, as in visitedStates")
-        return nil
+        guard let workflow else { return text }
+        guard workflow.isConcurrentMapState(name) else {
+            collector.error(
+                FixtureDiagnosticCode.unknownState, at: pointer,
+                workflow.hasQualifiedState(name)
+                    ? "\"\(name)\" is not a map state that runs elements at once (concurrency above 1): only such a state's elements are named in calls"
+                    : "workflow \(workflow.name) has no map state \"\(name)\"\(SpellingSuggestion.hint(for: name, among: workflow.qualifiedStateCandidates(for: name))); name it qualified by sub-workflow states, as in visitedStates")
+            return nil
+        }
+        if let problem = workflow.elementTagProblem(name, tags: tags) {
+            collector.error(
+                DiagnosticCode.invalidValue, at: pointer,
+                "no run names an element \"\(text)\", so the fault would hit nothing: \(problem)")
+            return nil
+        }
+        return text
     }
 
     /// The descriptor of an operation the fixture's catalog declares beyond the standard one, if `name` is one.

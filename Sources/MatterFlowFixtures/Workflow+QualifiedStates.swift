@@ -47,3 +47,58 @@ extension Workflow {
         return []
     }
 }
+
+/// One tag of an element name after the map state's qualified name: an element's index (`[2]`) or a repeat
+/// state's iteration from the second (`#2`).
+enum ElementNameTag: Equatable {
+    case index(Int)
+    case iteration(Int)
+
+    var text: String {
+        switch self {
+        case .index(let index): "[\(index)]"
+        case .iteration(let iteration): "#\(iteration)"
+        }
+    }
+}
+
+extension Workflow {
+    /// Why no run names an element of the concurrent map state `qualified` with `tags`, or nil when one can. From the
+    /// outermost level in, each map state around it adds the index of its element (`[i]`, below its `maxItems`), each
+    /// repeat state around it its iteration from the second (`#n`, up to its `maxIterations`), and the map state
+    /// itself the element's index.
+    func elementTagProblem(_ qualified: String, tags: [ElementNameTag]) -> String? {
+        let names = qualified.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var workflow = self
+        var rest = tags[...]
+        for (position, name) in names.enumerated() {
+            guard let state = workflow.states[name], case .workflow(let step) = state.kind else { return nil }
+            let here = names[...position].joined(separator: "/")
+            if let map = step.map {
+                guard case .index(let index)? = rest.first else {
+                    let found = rest.first.map { "finds \($0.text)" } ?? "finds none"
+                    return "map state \(here) needs the index of its element (\"[0]\" to \"[\(map.maxItems - 1)]\") there, and \(found)"
+                }
+                guard index < map.maxItems else {
+                    return "map state \(here) runs at most \(map.maxItems) elements (its maxItems), so no element has index \(index)"
+                }
+                rest = rest.dropFirst()
+            } else if let repeating = step.repeating, case .iteration(let iteration)? = rest.first {
+                guard iteration <= repeating.maxIterations else {
+                    return "repeat state \(here) runs its body at most \(repeating.maxIterations) times (its maxIterations), so it has no iteration \(iteration)"
+                }
+                rest = rest.dropFirst()
+            }
+            guard position < names.count - 1 else { break }
+            guard let child = workflow.subworkflows[step.path] else { return nil }
+            workflow = child
+        }
+        guard let extra = rest.first else { return nil }
+        switch extra {
+        case .iteration:
+            return "\(extra.text) names the iteration of a repeat state, and no repeat state that could stand there surrounds \(qualified)"
+        case .index:
+            return "\(extra.text) is one index too many: only the map states around \(qualified) and \(qualified) itself add one"
+        }
+    }
+}

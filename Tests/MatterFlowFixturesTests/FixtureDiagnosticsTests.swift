@@ -45,11 +45,74 @@ import Testing
             """#
         // A repeat's iteration (`#2` on) may stand among the indices; the name still ends with the element's index.
         let findings = InlineFixture.findings(bridge)
-        #expect(findings.count == 8, "\(findings)")
+        #expect(findings.count == 9, "\(findings)")
         #expect(findings.first?.contains("/faults/0/element: workflow commission-bridge has no map state \"readDevice\" (did you mean \"readDevices\"?)") == true, "\(findings)")
-        #expect(findings.dropFirst().allSatisfy { $0.contains("names no element; write the map state's qualified name and the element's index") }, "\(findings)")
+        #expect(findings.dropFirst().prefix(7).allSatisfy { $0.contains("names no element; write the map state's qualified name and the element's index") }, "\(findings)")
+        #expect(
+            findings.last?.contains(
+                "/faults/8/element: no run names an element \"readDevices#2[1]\", so the fault would hit nothing: map state readDevices needs the index of its element (\"[0]\" to \"[63]\") there, and finds #2"
+            ) == true, "\(findings)")
         let noMap = InlineFixture.commissionDevice(#""faults": [{ "operation": "commissionDevice", "element": "commission[0]", "fail": { "cause": "hubUnreachable" } }]"#)
         #expect(InlineFixture.findings(noMap).contains { $0.contains("/faults/0/element: \"commission\" is not a map state that runs elements at once") }, "\(InlineFixture.findings(noMap))")
+    }
+
+    @Test(
+        "an element name must fit the states around its map: an index per map, an iteration per repeat from the second, within their bounds",
+        arguments: [
+            ("poll/readAll[1]", nil), ("poll/readAll#2[1]", nil), ("poll/readAll#3[0]", nil),
+            ("poll/readAll#4[0]", "repeat state poll runs its body at most 3 times (its maxIterations), so it has no iteration 4"),
+            ("poll/readAll#2[2]", "map state poll/readAll runs at most 2 elements (its maxItems), so no element has index 2"),
+            ("poll/readAll#2#3[0]", "map state poll/readAll needs the index of its element (\"[0]\" to \"[1]\") there, and finds #3"),
+            ("poll/readAll#2[0]#3[1]", "#3 names the iteration of a repeat state, and no repeat state that could stand there surrounds poll/readAll"),
+            ("poll/readAll[0][1]", "[1] is one index too many: only the map states around poll/readAll and poll/readAll itself add one"),
+            ("poll/readAll[99999999999999999999]", "names no element"),
+        ] as [(String, String?)])
+    func elementNamesFitTheirStates(element: String, problem: String?) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mf-element-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = [
+            "poll.json": #"""
+                {"workflow": "poll", "version": 1, "start": "poll", "states": {
+                  "poll": {"type": "repeat", "path": "read-all.json", "until": {"equals": ["${vars.all.done}", true]},
+                           "maxIterations": 3, "result": "all", "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+                  "done": {"type": "succeed"},
+                  "failed": {"type": "fail", "error": "${error}"}
+                }}
+                """#,
+            "read-all.json": #"""
+                {"workflow": "read-all", "version": 1, "start": "readAll", "states": {
+                  "readAll": {"type": "map", "items": ["device-1", "device-2"], "as": "deviceID", "maxItems": 2, "concurrency": 2,
+                              "path": "read-one.json", "inputs": {"deviceID": "${vars.deviceID}"}, "result": "devices",
+                              "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+                  "done": {"type": "succeed", "output": {"done": false}},
+                  "failed": {"type": "fail", "error": "${error}"}
+                }}
+                """#,
+            "read-one.json": #"""
+                {"workflow": "read-one", "version": 1, "start": "read",
+                 "inputs": {"deviceID": {"type": "string"}}, "states": {
+                  "read": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "${input.deviceID}"},
+                           "next": "done", "onError": [{"errors": ["*"], "next": "failed"}]},
+                  "done": {"type": "succeed"},
+                  "failed": {"type": "fail", "error": "${error}"}
+                }}
+                """#,
+        ]
+        for (name, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: directory + "/" + name)) }
+        let fixture = """
+            {
+              "fixture": "element names", "version": 1, "workflow": "poll.json", "home": "\(Repository.fixtures)/homes/ready.json",
+              "faults": [{ "operation": "readBasicInformation", "element": "\(element)", "fail": { "cause": "hubUnreachable" } }],
+              "expect": { "outcome": "failed" }
+            }
+            """
+        let diagnostics = FixtureLoader().load(text: fixture, file: directory + "/x.fixture.json").diagnostics.map(\.description)
+        if let problem {
+            #expect(diagnostics.count == 1 && diagnostics[0].contains("/faults/0/element: ") && diagnostics[0].contains(problem), "\(diagnostics)")
+        } else {
+            #expect(diagnostics.isEmpty, "\(diagnostics)")
+        }
     }
 
     @Test("call bounds no run can meet are refused at load, naming why")
