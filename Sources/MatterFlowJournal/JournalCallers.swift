@@ -24,12 +24,21 @@ struct JournalCallers {
     private(set) var outcomes: [String: OutcomeEntry] = [:]
 
     init(_ entries: JournalEntries, runID: String) {
-        // Between a recovery's start and the resumed run's first work, its levels enter their states again: such an
-        // entry continues the map the run stood in, it does not start the map afresh.
+        // Between a recovery's start and the resumed run's first work, its levels enter their states again, outermost
+        // first, each the state it stood in: such an entry continues the map the run stood in, it does not start the
+        // map afresh. An entry of any other state (the resumed state's work began without a record, as a retried
+        // sub-workflow state's next attempt does) ends the re-entry.
         var reentering = false
+        var stoodIn: [(path: [String], state: String)] = []
         for record in entries {
             switch record.entry {
             case .checkpoint(let checkpoint):
+                if reentering, checkpoint.element == nil {
+                    let depth = checkpoint.workflowPath.count
+                    if depth == 0 || depth > stoodIn.count || stoodIn[depth - 1].path != checkpoint.workflowPath || stoodIn[depth - 1].state != checkpoint.state {
+                        reentering = false
+                    }
+                }
                 Self.add(checkpoint, sequence: record.sequence, to: &self[checkpoint.element])
                 if checkpoint.element == nil, checkpoint.map == nil, !reentering, !elements.isEmpty {
                     forgetEarlierElements(of: Self.map(at: run.checkpoints))
@@ -37,6 +46,7 @@ struct JournalCallers {
                 continue
             case .recoveryStarted:
                 reentering = true
+                stoodIn = run.checkpoints.map { ($0.workflowPath, $0.state) }
                 continue
             case .event(let event) where event.name == .stateEntered:
                 continue

@@ -36,4 +36,36 @@ struct JournalCallersTests {
         #expect(callers.elements["each[1]"]?.checkpoints.map(\.state) == ["read"])
         #expect(callers.elements["each[1]"]?.lastCheckpoint == 9)
     }
+
+    @Test("after a recovery, an entry of another state than the run stood in ends the re-entry: a map entered afresh forgets its earlier elements")
+    func reentryEndsAtAnotherState() {
+        func checkpoint(_ path: [String], _ state: String, element: String? = nil, map: MapCheckpoint? = nil) -> JournalEntry {
+            .checkpoint(RunCheckpoint(workflowPath: path, state: state, inputs: [:], variables: [:], map: map, element: element))
+        }
+        let elementOfFirstAttempt = checkpoint(["body"], "read", element: "poll/readAll[1]")
+        let beforeRecovery: [JournalEntry] = [
+            checkpoint(["outer"], "poll"), checkpoint(["outer", "all"], "readAll"), elementOfFirstAttempt,
+            // The outer state's retry, after the map failed.
+            checkpoint(["outer"], "poll"),
+            .recoveryStarted(RecoveryStartedEntry(mode: .resume, pid: 1, lastSequence: 4, interruptedIn: "poll")),
+            // The resumed run enters the state it stood in again ...
+            checkpoint(["outer"], "poll"),
+        ]
+        // ... and its retried attempt, with no record between, enters the body's map afresh.
+        let fresh = beforeRecovery + [checkpoint(["outer", "all"], "readAll")]
+        func callers(_ entries: [JournalEntry]) -> JournalCallers {
+            JournalCallers(JournalEntries(entries.enumerated().map { JournalEntryRecord(sequence: $0.offset + 1, wallTime: 0, entry: $0.element) }), runID: "run-1")
+        }
+        #expect(callers(beforeRecovery).elements["poll/readAll[1]"]?.checkpoints.count == 1, "re-entering the state it stood in keeps them")
+        #expect(callers(fresh).elements["poll/readAll[1]"]?.checkpoints.isEmpty == true, "the attempt-1 element's checkpoints are not the new map's")
+        // A run that stood inside the map re-enters it, keeping its elements.
+        let inside: [JournalEntry] = [
+            checkpoint(["outer"], "poll"), checkpoint(["outer", "all"], "readAll"), elementOfFirstAttempt,
+            .recoveryStarted(RecoveryStartedEntry(mode: .resume, pid: 1, lastSequence: 3, interruptedIn: "poll/readAll")),
+            checkpoint(["outer"], "poll"), checkpoint(["outer", "all"], "readAll"),
+        ]
+        #expect(callers(inside).elements["poll/readAll[1]"]?.checkpoints.count == 1)
+        // A damaged checkpoint with no workflow path is no re-entry, and nothing traps.
+        #expect(callers(beforeRecovery + [checkpoint([], "readAll")]).run.checkpoints.count == 1)
+    }
 }

@@ -160,6 +160,42 @@ struct RetryRecoveryTests {
         #expect(try interrupted.finished()?.error?.cause == .deviceNotFound)
     }
 
+    @Test("cancelled as it resumes, the run takes its cancel path with the cancel path's own states, not the retried one")
+    func cancelledAsItResumes() async throws {
+        let text = #"""
+            {"workflow": "read-retried", "version": 1, "start": "read", "onCancel": "abort", "states": {
+              "read": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "device-absent"},
+                       "retry": [{"errors": ["deviceNotFound"], "maxRetries": 3, "intervalSeconds": 5}],
+                       "next": "found", "onError": [{"errors": ["*"], "next": "failed"}]},
+              "found": {"type": "succeed"},
+              "failed": {"type": "fail", "error": "${error}"},
+              "abort": {"type": "action", "operation": "readBasicInformation", "arguments": {"deviceID": "device-on-cancel-path"},
+                        "next": "aborted", "onError": [{"errors": ["*"], "next": "aborted"}]},
+              "aborted": {"type": "succeed"}
+            }}
+            """#
+        let workflow = try WorkflowEngine().load(text: text, baseDirectory: "/")
+        let clock = VirtualClock()
+        var options = RunOptions(structureID: Homes.structureID, clock: clock, runID: "r")
+        let cancellation = RunCancellation()
+        cancellation.cancel()
+        options.cancellation = cancellation
+        let point = ResumePoint(
+            levels: [
+                RunCheckpoint(workflowPath: ["read-retried"], state: "read", inputs: [:], variables: [:], retry: StepRetries(attempt: 3, used: [2]))
+            ],
+            cancel: false)
+        let handle = try WorkflowEngine().resume(workflow, from: point, on: try SimulatedHub(home: Homes.basic(), clock: clock), options: options)
+        var calls: [String] = []
+        for await event in handle.events {
+            if case .hubCallStarted(let state, _, let attempt, let arguments) = event.kind {
+                calls.append("\(state) \(attempt) \(arguments["deviceID"]?.stringValue ?? "")")
+            }
+        }
+        #expect(calls == ["abort 1 device-on-cancel-path"])
+        #expect(await handle.result.outcome == .cancelled)
+    }
+
     @Test("a resume point whose retries the step's rules do not allow is refused before anything runs")
     func retriesBeyondTheRules() async throws {
         let workflow = try WorkflowEngine().load(text: Self.retried, baseDirectory: "/")

@@ -51,6 +51,30 @@ import Testing
         #expect(try await ended(in: "pause", afterWaiting: .seconds(400)) == (0, true))
     }
 
+    @Test("cancelled as it resumes, the run's cancel path waits its own delays whole: what was waited belongs to the state it left")
+    func cancelPathWaitsWhole() async throws {
+        let text = #"""
+            {"workflow": "door", "version": 1, "start": "event", "onCancel": "cooldown", "states": {
+              "event": {"type": "wait", "event": "epskcModeDeactivated", "timeoutSeconds": 300, "on": {"keyUsed": "done"}, "otherwise": "done", "onTimeout": "done"},
+              "done": {"type": "succeed"},
+              "cooldown": {"type": "delay", "seconds": 30, "next": "cancelled"},
+              "cancelled": {"type": "succeed"}}}
+            """#
+        let workflow = try WorkflowEngine().load(text: text, baseDirectory: "/")
+        var point = ResumePoint(levels: [RunCheckpoint(workflowPath: ["door"], state: "event", inputs: [:], variables: [:])], cancel: false)
+        point.waited = .seconds(250)
+        var options = RunOptions(structureID: "s", clock: VirtualClock(), runID: "r")
+        options.wallClockOrigin = 0
+        let cancellation = RunCancellation()
+        cancellation.cancel()
+        options.cancellation = cancellation
+        let handle = try WorkflowEngine().resume(workflow, from: point, on: ScriptedHub(), options: options)
+        var finished = 0.0
+        for await event in handle.events { if case .runFinished = event.kind { finished = event.time.secondsValue } }
+        #expect(await handle.result.outcome == .cancelled)
+        #expect(finished == 30)
+    }
+
     @Test("a delay until a moment waits until the moment, whatever the run had waited")
     func untilAMoment() async throws {
         let moment: JSONObject = ["moment": "1970-01-01T00:05:00Z"]

@@ -1,7 +1,7 @@
 import MatterFlowJSON
 
-/// Where one workflow level of a run stood as it entered a state: the state, the level's variables and error, and
-/// whether it was on its cancel path.
+/// Where one workflow level of a run stood as it entered a state, or as a map, repeat or retry in that state moved
+/// on: the state, the level's variables and error, and whether it was on its cancel path.
 ///
 /// A run reports a checkpoint for its innermost level each time it enters a state (``RunOptions/checkpoints``); the
 /// journal keeps them, so that recovery can continue an interrupted run (or take its cancel path) from where it

@@ -19,7 +19,9 @@ public struct RunOptions: Sendable {
     /// Receives every event, in order, on the run's task.
     public var observer: (@Sendable (RunEvent) -> Void)?
     /// Receives a ``RunCheckpoint`` each time a level enters a state, on the run's task, right after the
-    /// `stateEntered` event: what a journal keeps so that an interrupted run can be resumed or cancelled later. A map
+    /// `stateEntered` event, and again, without one, when a map state's element starts or ends, a repeat state's
+    /// body starts a run, or a step's retry is scheduled (right after `retryScheduled`): what a journal keeps so that
+    /// an interrupted run can be resumed or cancelled later. Each replaces its level's previous one. A map
     /// state's checkpoints after its first list only the results new since the one before: keep each folded onto its
     /// level's previous one (``RunCheckpoint/folded(onto:)``) to resume from it.
     public var checkpoints: (@Sendable (RunCheckpoint) -> Void)?

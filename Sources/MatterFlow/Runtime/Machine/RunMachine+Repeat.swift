@@ -12,7 +12,7 @@ extension RunMachine {
     mutating func firstProgress(_ state: PlannedState) -> StepProgress {
         guard let resumed = resumedStep else { return StepProgress(state) }
         resumedStep = nil
-        return resumed
+        return resumed.state === state ? resumed : StepProgress(state)
     }
 
     /// What a repeat state's body level adds to its element tag (``Level/elementTag``): `#<iteration>` from the

@@ -272,7 +272,13 @@ struct RunMachine: Sendable {
         case .notStarted, .ending, .finished:
             break
         case .entered(let state):
-            if !top.onCancelPath, !state.isTerminal { drive(.move(.cancel)) }
+            if !top.onCancelPath, !state.isTerminal {
+                // The state a resumed run stood in is left before its work began: what it had done or waited there
+                // belongs to it, not to the cancel path's states.
+                resumedStep = nil
+                resumedWaited = nil
+                drive(.move(.cancel))
+            }
         case .checkingGuard, .calling:
             if !top.onCancelPath { actions.append(.interruptWork) }
         case .retryDelay(let progress):
