@@ -175,14 +175,14 @@ extension JournalFields {
         return try nested(key).int("iteration", in: 1...Int(RepeatIteration.iterationLimit.upperBound))
     }
 
-    /// A step's retries (`{"attempt", "used"}`: attempt 2 or more, one count per retrier, each within `maxRetries`'
-    /// range, adding up to `attempt - 1`); nil when the member is null or missing (no retry yet, or a journal written
+    /// A step's retries (`{"attempt", "used", "delaySeconds"}`: attempt 2 or more, one count per retrier, each within
+    /// `maxRetries`' range, adding up to `attempt - 1`; the delay, when present, 0 to one day); nil when the member is null or missing (no retry yet, or a journal written
     /// before retries were recorded: the step counts its retries afresh).
     func optionalStepRetries(_ key: String) throws(JournalError) -> StepRetries? {
         guard let value = try optionalValue(key) else { return nil }
         guard let retries = StepRetries(json: value) else {
             throw failure(
-                key, "an object with \"attempt\" (2 or more) and \"used\" (a list of at most \(StepRetries.retrierLimit) counts, each 0-100, adding up to attempt - 1)",
+                key, "an object with \"attempt\" (2 or more), \"used\" (a list of at most \(StepRetries.retrierLimit) counts, each 0-100, adding up to attempt - 1) and, optionally, \"delaySeconds\" (0-86400)",
                 got: "it is not")
         }
         return retries

@@ -33,8 +33,9 @@ struct ResumePlanner {
     var answers: [SecretAnswers.Resumed] = []
 
     /// How long the state `level` stands at had been waiting, by wall time, when the journal ends: from the first
-    /// of the records that started its wait at the journal's end (`questionAsked`, `waitStarted`, `delayStarted`: a
-    /// run handed from worker to worker starts it again each time, with recovery's records between) to `now`. Nil
+    /// of the records that started its wait at the journal's end (`questionAsked`, `waitStarted`, `delayStarted`, or a
+    /// step's `retryScheduled`, whose delay a resumed run reports as `delayStarted`: a run handed from worker to worker
+    /// starts it again each time, with recovery's records between) to `now`. Nil
     /// when the journal does not end waiting in that state (an answer, an event, a transition or any other record
     /// came after it).
     static func waited(in records: [JournalEntryRecord], at level: RunCheckpoint, now: Double) -> Duration? {
@@ -44,13 +45,13 @@ struct ResumePlanner {
             switch record.entry {
             case .event(let event):
                 switch event.name {
-                case .questionAsked, .waitStarted, .delayStarted:
+                case .questionAsked, .waitStarted, .delayStarted, .retryScheduled:
                     guard event.workflow == workflow, event.state == level.state else { break scan }
                     first = record.wallTime
                 case .stateEntered, .answerRejected:
                     // The state entered again on resume; an answer that did not fit leaves the question waiting.
                     continue
-                case .guardChecked, .retryScheduled, .transitionTaken, .warning, .eventReceived, .answered, .cancelRequested:
+                case .guardChecked, .transitionTaken, .warning, .eventReceived, .answered, .cancelRequested:
                     break scan
                 }
             case .checkpoint, .recoveryStarted, .recoveryFinished, .recoveryDeferred, .tornTailDiscarded, .resolution:

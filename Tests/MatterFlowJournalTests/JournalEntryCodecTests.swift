@@ -92,7 +92,12 @@ struct JournalEntryCodecTests {
             .checkpoint(
                 RunCheckpoint(
                     workflowPath: ["commission-device"], state: "prepare", inputs: [:], variables: [:],
-                    retry: StepRetries(attempt: 4, used: [2, 0, 1]))))
+                    retry: StepRetries(attempt: 4, used: [2, 0, 1], delaySeconds: 2.5))))
+        entries.append(
+            .checkpoint(
+                RunCheckpoint(
+                    workflowPath: ["commission-device"], state: "prepare", inputs: [:], variables: [:],
+                    retry: StepRetries(attempt: 2, used: [1]))))
         return entries
     }()
 
@@ -187,6 +192,8 @@ struct JournalEntryCodecTests {
         arguments: [
             JSONValue.string("twice"), ["attempt": 1, "used": []], ["attempt": 3, "used": [1]], ["attempt": 2, "used": [-1, 2]],
             ["attempt": 102, "used": [101]], ["attempt": 2, "used": ["1"]], ["attempt": 2, "used": [1], "more": true],
+            ["attempt": 2, "used": [1], "delaySeconds": -1], ["attempt": 2, "used": [1], "delaySeconds": "5"],
+            ["attempt": 2, "used": [1], "delaySeconds": 86_401], ["attempt": 2, "used": [1], "delaySeconds": 5, "more": 1],
         ])
     func malformedRetries(retry: JSONValue) throws {
         let scratch = try Scratch()
@@ -204,13 +211,13 @@ struct JournalEntryCodecTests {
             #expect(error.code == .malformedRecord)
             #expect(error.message.contains("(type \"checkpoint\"): member \"retry\" must be an object with \"attempt\""), "\(error.message)")
         }
-        checkpoint["retry"] = ["attempt": 3, "used": [0, 2]]
+        checkpoint["retry"] = ["attempt": 3, "used": [0, 2], "delaySeconds": 4]
         let valid = try Self.journal([Self.startPayload, checkpoint], in: scratch)
         guard case .checkpoint(let read)? = try JournalReader.read(path: valid).entries().last?.entry else {
             Issue.record("the checkpoint did not read back")
             return
         }
-        #expect(read.retry == StepRetries(attempt: 3, used: [0, 2]))
+        #expect(read.retry == StepRetries(attempt: 3, used: [0, 2], delaySeconds: 4))
     }
 
     @Test("a malformed record makes the run unreadable to runs and recover, which leave its file as it is")

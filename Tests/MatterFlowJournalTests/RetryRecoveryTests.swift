@@ -84,7 +84,7 @@ struct RetryRecoveryTests {
             .sequence
     }
 
-    @Test("each retry writes a checkpoint with the attempt that follows and the retries each rule has used")
+    @Test("each retry writes a checkpoint with the attempt that follows, the retries each rule has used and the delay")
     func checkpointsCount() async throws {
         let whole = try await Interrupted("read-retried.json", reads: 4, cutAfter: { $0.count })
         defer { whole.scratch.remove() }
@@ -94,21 +94,40 @@ struct RetryRecoveryTests {
         }
         #expect(
             retries == [
-                nil, StepRetries(attempt: 2, used: [0, 1]), StepRetries(attempt: 3, used: [0, 2]), StepRetries(attempt: 4, used: [0, 3]),
+                nil, StepRetries(attempt: 2, used: [0, 1], delaySeconds: 5), StepRetries(attempt: 3, used: [0, 2], delaySeconds: 10),
+                StepRetries(attempt: 4, used: [0, 3], delaySeconds: 20),
             ])
     }
 
-    @Test("resumed in a retry's delay, the step makes only the attempts left")
-    func resumedInTheDelay() async throws {
+    @Test(
+        "resumed in a retry's delay, the step waits what is left of it by wall time, then makes only the attempts left",
+        arguments: [(3.0, 7.0), (9.5, 0.5), (11.0, nil)] as [(Double, Double?)])
+    func resumedInTheDelay(after elapsed: Double, waits left: Double?) async throws {
         let interrupted = try await Interrupted(
             "read-retried.json", reads: 4, cutAfter: { try RetryRecoveryTests.retryCheckpoint($0, state: "read", attempt: 3) })
         defer { interrupted.scratch.remove() }
-        #expect(Self.attempts(try interrupted.records()) == [1, 2])
-        let run = try await interrupted.resume()
+        let before = try interrupted.records()
+        #expect(Self.attempts(before) == [1, 2])
+        // The 10 s delay before attempt 3 began with its retryScheduled record; the process comes back `elapsed` later.
+        let scheduled = try #require(before.last { $0.type == "retryScheduled" }?.payload["wallTime"]?.doubleValue)
+        let clock = VirtualClock()
+        let hub = try SimulatedHub(
+            stateStore: try HomeStateStore(directory: interrupted.scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
+        var options = RecoveryOptions(resume: true, clock: clock)
+        options.wallClock = { scheduled + elapsed }
+        let run = try #require(try await RunJournal(directory: interrupted.scratch.file("journal")).recover(on: hub, options: options).runs.first)
         #expect(run.resumed, "\(run.notes)")
         #expect(run.status == .failed)
-        #expect(Self.attempts(try interrupted.records()) == [1, 2, 3, 4], "maxRetries bounds the whole run")
+        let after = try interrupted.records()
+        #expect(Self.attempts(after) == [1, 2, 3, 4], "maxRetries bounds the whole run")
         #expect(try interrupted.finished()?.error?.cause == .deviceNotFound)
+        // The first wait after the resume: what is left of attempt 3's delay, or, once it has passed, attempt 4's retry.
+        let firstWait = try #require(after.dropFirst(before.count).first { $0.type == "delayStarted" || $0.type == "retryScheduled" })
+        if let left {
+            #expect(firstWait.type == "delayStarted" && firstWait.string("state") == "read" && firstWait.payload["seconds"]?.doubleValue == left, "\(firstWait.payload)")
+        } else {
+            #expect(firstWait.type == "retryScheduled", "attempt 3 is made before any delay: \(firstWait.payload)")
+        }
     }
 
     @Test("resumed during an attempt whose read is in doubt, that attempt is made again under its own number")
@@ -136,7 +155,8 @@ struct RetryRecoveryTests {
         _ = try await interrupted.resume()
         let reentry = try #require(
             try interrupted.records().first { $0.sequence > before && $0.type == "checkpoint" && $0.string("state") == "read" })
-        #expect(reentry.payload["retry"] == ["attempt": 2, "used": [0, 1]])
+        let retry = reentry.payload["retry"]
+        #expect(retry?["attempt"] == 2 && retry?["used"] == [0, 1] && retry?["delaySeconds"]?.doubleValue == 5, "\(String(describing: retry))")
         try cut(path, after: reentry.sequence)
         let again = try await interrupted.resume()
         #expect(again.resumed, "\(again.notes)")

@@ -68,9 +68,10 @@ extension RunMachine {
             retriesUsed = retry.used
         }
 
-        /// The retries a checkpoint records: nil for a repeat state or before the step's first retry.
-        var retries: StepRetries? {
-            state.repeating == nil && attempt > 1 ? StepRetries(attempt: attempt, used: retriesUsed) : nil
+        /// The retries a checkpoint records, with the delay before the attempt when it is known: nil for a repeat
+        /// state or before the step's first retry.
+        func retries(delaySeconds: Double?) -> StepRetries? {
+            state.repeating == nil && attempt > 1 ? StepRetries(attempt: attempt, used: retriesUsed, delaySeconds: delaySeconds) : nil
         }
     }
 

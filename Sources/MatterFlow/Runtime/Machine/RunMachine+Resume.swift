@@ -75,8 +75,10 @@ extension RunMachine {
                     }
                 }
                 resumedStep = step.attempt > 1 ? step : nil
-                // Only the wait the run stood in: not one its cancel path makes, nor a later state's.
-                if !point.cancel { resumedWaited = Self.waits(state.state.kind) ? point.waited : nil }
+                resumedRetryDelay = resumedStep == nil ? nil : checkpoint.retry?.delaySeconds
+                // Only the wait the run stood in (a retry's delay included): not one its cancel path makes, nor a
+                // later state's.
+                if !point.cancel { resumedWaited = Self.waits(state.state.kind) || resumedRetryDelay != nil ? point.waited : nil }
                 return
             }
             guard state.isSubworkflow, let child = place.child(of: state) else {
@@ -108,7 +110,7 @@ extension RunMachine {
         }
         top = inner
         let state = top.planned
-        enter(state, step: resumedStep)
+        enter(state, step: resumedStep, retryDelay: resumedRetryDelay)
         if let resumed = resumedMap {
             resumedMap = nil
             let step = resumedStep ?? StepProgress(state)
@@ -125,6 +127,7 @@ extension RunMachine {
         if let completedStep, let step = state.step {
             // The state's work had finished: no iteration or attempt of it begins.
             resumedStep = nil
+            resumedRetryDelay = nil
             return .move(finishRestored(step, result: completedStep))
         }
         return handOver(.entered(state), .proceed)
@@ -139,8 +142,9 @@ extension RunMachine {
     }
 
     /// The level as a checkpoint, secrets redacted unless the run shows them.
-    /// With `step`, the checkpoint records its repeat's iteration or its retries (``StepProgress/retries``).
-    func checkpoint(_ level: Level, map: MapCheckpoint? = nil, step: StepProgress? = nil) -> RunCheckpoint {
+    /// With `step`, the checkpoint records its repeat's iteration or its retries (``StepProgress/retries(delaySeconds:)``),
+    /// with `retryDelay`, the delay before the attempt.
+    func checkpoint(_ level: Level, map: MapCheckpoint? = nil, step: StepProgress? = nil, retryDelay: Double? = nil) -> RunCheckpoint {
         let showSecrets = configuration.showSecrets
         var variables = JSONObject()
         for name in level.scope.vars.keys.sorted() {
@@ -152,7 +156,7 @@ extension RunMachine {
             workflowPath: level.path, state: level.current, inputs: inputs, variables: variables,
             error: showSecrets ? level.scope.error : secrets.redacting(level.scope.error), cancelledIn: level.cancelledIn,
             shielded: level.shielded, map: map, element: element,
-            repeatIteration: step.flatMap { $0.state.repeating == nil ? nil : $0.attempt }, retry: step?.retries)
+            repeatIteration: step.flatMap { $0.state.repeating == nil ? nil : $0.attempt }, retry: step?.retries(delaySeconds: retryDelay))
     }
 
     /// A map state's progress restored from its checkpoint: its items evaluated again in the level's restored

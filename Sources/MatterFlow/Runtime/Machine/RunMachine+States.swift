@@ -10,9 +10,9 @@ extension RunMachine {
         let waited = resumedWaited
         resumedWaited = nil
         if !top.onCancelPath, isCancelRequested, !state.isTerminal {
-            // A cancel that arrived between states takes effect before the state does any work (a resumed repeat
-            // state's iteration is then not needed).
-            if resumedStep != nil { resumedStep = nil }
+            // A cancel that arrived between states takes effect before the state does any work (what a resumed state
+            // had done or waited is then not needed).
+            dropResumedWork()
             return .move(.cancel)
         }
         switch state.state.kind {
@@ -23,7 +23,15 @@ extension RunMachine {
         case .wait(let wait): return startWait(wait, waited: waited)
         case .ask(let ask): return startAsk(ask, waited: waited)
         case .delay(let delay): return startDelay(delay, waited: waited)
-        case .action, .workflow: return beginAttempt(firstProgress(state))
+        case .action, .workflow:
+            let retryDelay = resumedRetryDelay
+            resumedRetryDelay = nil
+            let progress = firstProgress(state)
+            if let retryDelay, let waited, progress.attempt > 1 {
+                let left = Self.remaining(.seconds(rounding: retryDelay), after: waited)
+                if left > .zero { return resumeRetryDelay(progress, left: left) }
+            }
+            return beginAttempt(progress)
         }
     }
 

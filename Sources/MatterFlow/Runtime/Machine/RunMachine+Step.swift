@@ -205,21 +205,38 @@ extension RunMachine {
         if case .failed(let error) = outcome {
             var retrying = progress
             if let delay = retryDelay(after: error, &retrying) {
-                checkpointRetry(retrying)
+                checkpointRetry(retrying, delay: delay)
                 return handOver(.retryDelay(retrying), .delay(.seconds(rounding: delay), cancellable: !top.onCancelPath))
             }
         }
         return .move(stepEnded(progress.state, outcome))
     }
 
-    /// Records the level's checkpoint as a retry is scheduled: the attempt that follows and the retries used, so
-    /// that a run resumed in the delay or in the next attempt continues the count, and a step's `maxRetries` bounds
-    /// the whole run. Resumed in the delay, the next attempt starts at once.
-    private mutating func checkpointRetry(_ progress: StepProgress) {
+    /// Records the level's checkpoint as a retry is scheduled: the attempt that follows, the retries used and the
+    /// delay, so that a run resumed in the delay or in the next attempt continues the count (a step's `maxRetries`
+    /// bounds the whole run), and one resumed in the delay waits what is left of it.
+    private mutating func checkpointRetry(_ progress: StepProgress, delay: Double) {
         guard configuration.recordsCheckpoints else { return }
         var next = progress
         next.attempt += 1
-        actions.append(.checkpoint(checkpoint(top, step: next)))
+        actions.append(.checkpoint(checkpoint(top, step: next, retryDelay: delay)))
+    }
+
+    /// A resumed run that stopped in a retry's delay waits what is left of it (reported as `delayStarted`, which a
+    /// later recovery counts from the first `retryScheduled`), then makes the attempt.
+    mutating func resumeRetryDelay(_ progress: StepProgress, left: Duration) -> Continuation {
+        var waiting = progress
+        waiting.attempt -= 1
+        report(top.path, .delayStarted(state: progress.state.name, seconds: left.secondsValue))
+        return handOver(.retryDelay(waiting), .delay(left, cancellable: !top.onCancelPath))
+    }
+
+    /// What a resumed run had done or waited in the state it stood in, dropped as the run leaves that state before
+    /// its work began (a cancel): it belongs to that state, not to the cancel path's.
+    mutating func dropResumedWork() {
+        resumedStep = nil
+        resumedRetryDelay = nil
+        resumedWaited = nil
     }
 
     /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.

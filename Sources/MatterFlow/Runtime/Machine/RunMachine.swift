@@ -91,6 +91,9 @@ struct RunMachine: Sendable {
     /// body was starting, or the attempt about to run with the retries used, for the state's first attempt (then
     /// cleared).
     var resumedStep: StepProgress?
+    /// With ``resumedStep`` after a retry: the delay drawn before its attempt, of which the run waits what is left
+    /// when it stopped in it (``resumedWaited``).
+    var resumedRetryDelay: Double?
     /// A resumed run whose innermost state had been waiting (a question, an event or a fixed delay): for how long,
     /// taken off its timeout or its delay when it waits again; cleared by the first state worked.
     var resumedWaited: Duration?
@@ -275,8 +278,7 @@ struct RunMachine: Sendable {
             if !top.onCancelPath, !state.isTerminal {
                 // The state a resumed run stood in is left before its work began: what it had done or waited there
                 // belongs to it, not to the cancel path's states.
-                resumedStep = nil
-                resumedWaited = nil
+                dropResumedWork()
                 drive(.move(.cancel))
             }
         case .checkingGuard, .calling:
@@ -408,13 +410,13 @@ struct RunMachine: Sendable {
 
     /// Records and reports the innermost level's entry into its current state, with the level's checkpoint (and,
     /// for a map state, the map's progress; for a repeat state, the iteration running).
-    mutating func enter(_ state: PlannedState, map: MapCheckpoint? = nil, step: StepProgress? = nil) {
+    mutating func enter(_ state: PlannedState, map: MapCheckpoint? = nil, step: StepProgress? = nil, retryDelay: Double? = nil) {
         visited.append(top.qualifiedCurrent)
         if configuration.reportsEvents {
             report(top.path, .stateEntered(state: state.name, type: state.typeName))
         }
         if configuration.recordsCheckpoints {
-            actions.append(.checkpoint(checkpoint(top, map: map, step: step)))
+            actions.append(.checkpoint(checkpoint(top, map: map, step: step, retryDelay: retryDelay)))
         }
     }
 
