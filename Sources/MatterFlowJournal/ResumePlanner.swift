@@ -45,7 +45,13 @@ struct ResumePlanner {
             switch record.entry {
             case .event(let event):
                 switch event.name {
-                case .questionAsked, .waitStarted, .delayStarted, .retryScheduled:
+                case .retryScheduled:
+                    // A retry's delay begins here; an earlier retry's is another wait (an attempt that failed
+                    // before reaching the hub leaves no record between the two).
+                    guard event.workflow == workflow, event.state == level.state else { break scan }
+                    first = record.wallTime
+                    break scan
+                case .questionAsked, .waitStarted, .delayStarted:
                     guard event.workflow == workflow, event.state == level.state else { break scan }
                     first = record.wallTime
                 case .stateEntered, .answerRejected:

@@ -44,6 +44,25 @@ import Testing
         #expect(ResumePlanner.waited(in: received, at: Self.level, now: 190) == nil, "the wait had ended")
     }
 
+    @Test("a retry's delay counts from its own retryScheduled, across hand-backs, never from an earlier retry's")
+    mutating func retryDelays() {
+        let checkpoint = JournalEntry.checkpoint(Self.level)
+        // Two attempts that failed before reaching the hub: nothing between their retries but the checkpoints.
+        let records = [
+            record(Self.event(.stateEntered), at: 100), record(checkpoint, at: 100),
+            record(Self.event(.retryScheduled), at: 100), record(checkpoint, at: 100),
+            record(Self.event(.retryScheduled), at: 101), record(checkpoint, at: 101),
+            record(Self.event(.retryScheduled), at: 103), record(checkpoint, at: 103),
+        ]
+        #expect(ResumePlanner.waited(in: records, at: Self.level, now: 104) == .seconds(1))
+        // A resumed run reports the rest of the delay as delayStarted: the count still starts at the retry.
+        let handedBack = records + [
+            record(Self.recovery, at: 105), record(Self.event(.stateEntered), at: 105), record(checkpoint, at: 105),
+            record(Self.event(.delayStarted), at: 105),
+        ]
+        #expect(ResumePlanner.waited(in: handedBack, at: Self.level, now: 106) == .seconds(3))
+    }
+
     @Test("nothing when the journal does not end waiting in that state")
     mutating func notWaiting() {
         let answered = [record(Self.event(.questionAsked), at: 100), record(Self.event(.answered), at: 120)]
