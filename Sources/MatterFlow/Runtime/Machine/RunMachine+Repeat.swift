@@ -6,15 +6,6 @@ extension RunMachine {
     // hold, the machine waits `delaySeconds` in the retry-delay phase (on the run's clock, cut short by a cancel)
     // and runs the next attempt, up to `maxIterations`.
 
-    /// A step's first attempt, or, for the state a resumed run continues in, the repeat's iteration its body was
-    /// starting or the attempt about to run after retries when the run stopped (taken once: the resumed state is the
-    /// first whose work begins).
-    mutating func firstProgress(_ state: PlannedState) -> StepProgress {
-        guard let resumed = resumedStep else { return StepProgress(state) }
-        resumedStep = nil
-        return resumed.state === state ? resumed : StepProgress(state)
-    }
-
     /// What a repeat state's body level adds to its element tag (``Level/elementTag``): `#<iteration>` from the
     /// second iteration on, nothing for the first or for any other state. Each iteration is new work, so its
     /// generated idempotency keys and the names (and call keys) of its map elements differ from the last one's,

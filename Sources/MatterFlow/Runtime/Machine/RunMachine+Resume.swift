@@ -1,6 +1,36 @@
 import MatterFlowJSON
 
 extension RunMachine {
+    /// What a resumed run brings to its innermost state, taken once as the state's work begins (or dropped when a
+    /// cancel leaves the state first): it belongs to that state, not to a later one or the cancel path's. A
+    /// reference, nil but in a resumed run, so that every machine keeps little room for it.
+    final class Resumed: Sendable {
+        /// A map state's progress (for a map that runs elements at once, with its running elements), continued as the
+        /// run re-enters the state.
+        let map: ResumedMap?
+        /// A repeat state's iteration its body was starting, or a retried step's attempt about to run with the
+        /// retries used; nil for a first attempt.
+        let step: StepProgress?
+        /// With `step` after a retry: the delay drawn before its attempt, of which the run waits what is left when it
+        /// stopped in it (`waited`).
+        let retryDelay: Double?
+        /// How long the state had been waiting (a question, an event, a fixed delay, a retry's delay), taken off its
+        /// timeout or delay when it waits again.
+        let waited: Duration?
+
+        init(map: ResumedMap?, step: StepProgress?, retryDelay: Double?, waited: Duration?) {
+            self.map = map
+            self.step = step
+            self.retryDelay = retryDelay
+            self.waited = waited
+        }
+
+        /// The progress of the step `state` begins: the resumed one when it is that state's, else a first attempt.
+        func progress(of state: PlannedState) -> StepProgress {
+            step.flatMap { $0.state === state ? $0 : nil } ?? StepProgress(state)
+        }
+    }
+
     /// A run at a journaled position (a ``ResumePoint``): each level restored from its checkpoint (inputs,
     /// variables, error, cancel path), every outer level waiting for its sub-workflow state's child, and the
     /// innermost level about to re-enter its state. With `point.cancel`, the run starts cancelled, so the
@@ -67,18 +97,21 @@ extension RunMachine {
                 holdsSession = point.holdsSession
                 self.element = element?.element
                 let step = try StepProgress(state, resuming: checkpoint, qualified: level.prefix + checkpoint.state)
+                var map: ResumedMap?
                 if let iteration = state.map, checkpoint.map != nil {
                     if iteration.isConcurrent {
-                        resumedMap = .concurrent(try restoredElements(step, iteration, checkpoint, point: point))
-                    } else if let map = try Self.restoredMap(state, checkpoint, scope: level.scope, qualified: level.prefix + checkpoint.state) {
-                        resumedMap = .sequential(map)
+                        map = .concurrent(try restoredElements(step, iteration, checkpoint, point: point))
+                    } else if let progress = try Self.restoredMap(state, checkpoint, scope: level.scope, qualified: level.prefix + checkpoint.state) {
+                        map = .sequential(progress)
                     }
                 }
-                resumedStep = step.attempt > 1 ? step : nil
-                resumedRetryDelay = resumedStep == nil ? nil : checkpoint.retry?.delaySeconds
-                // Only the wait the run stood in (a retry's delay included): not one its cancel path makes, nor a
-                // later state's.
-                if !point.cancel { resumedWaited = Self.waits(state.state.kind) || resumedRetryDelay != nil ? point.waited : nil }
+                let resumedStep = step.attempt > 1 ? step : nil
+                let retryDelay = resumedStep == nil ? nil : checkpoint.retry?.delaySeconds
+                // Only the wait the run stood in (a retry's delay included): not one its cancel path makes.
+                let waited = !point.cancel && (Self.waits(state.state.kind) || retryDelay != nil) ? point.waited : nil
+                if map != nil || resumedStep != nil || waited != nil {
+                    resumed = Resumed(map: map, step: resumedStep, retryDelay: retryDelay, waited: waited)
+                }
                 return
             }
             guard state.isSubworkflow, let child = place.child(of: state) else {
@@ -110,12 +143,11 @@ extension RunMachine {
         }
         top = inner
         let state = top.planned
-        enter(state, step: resumedStep, retryDelay: resumedRetryDelay)
-        if let resumed = resumedMap {
-            resumedMap = nil
-            let step = resumedStep ?? StepProgress(state)
-            resumedStep = nil
-            switch resumed {
+        enter(state, step: resumed?.step, retryDelay: resumed?.retryDelay)
+        if let resumed, let map = resumed.map {
+            self.resumed = nil
+            let step = resumed.progress(of: state)
+            switch map {
             case .sequential(let map):
                 // The element the checkpoint was about to start starts again: those before it had ended.
                 return nextElement(step, map)
@@ -126,8 +158,7 @@ extension RunMachine {
         }
         if let completedStep, let step = state.step {
             // The state's work had finished: no iteration or attempt of it begins.
-            resumedStep = nil
-            resumedRetryDelay = nil
+            resumed = nil
             return .move(finishRestored(step, result: completedStep))
         }
         return handOver(.entered(state), .proceed)

@@ -1,11 +1,10 @@
 import MatterFlowJSON
 
 extension RunMachine {
-    /// A map state's progress restored for the innermost level of a resumed run. Both cases are references: every
-    /// machine has room for one (nil but in a resumed run), and a reference keeps that room small.
+    /// A map state's progress restored for the innermost level of a resumed run (``Resumed/map``).
     enum ResumedMap: Sendable {
         /// A map that runs one element at a time, at the element its checkpoint was about to start.
-        indirect case sequential(MapProgress)
+        case sequential(MapProgress)
         /// A map that runs elements at once, with the elements that were running.
         case concurrent(ResumedElements)
     }

@@ -5,14 +5,13 @@ extension RunMachine {
 
     /// The entered state's work: a move decided at once, or work handed to the driver.
     mutating func work(of state: PlannedState) -> Continuation {
-        // What a resumed run had waited applies to the first state it works (the one it stood in), and to no later
-        // one: not to its cancel path, nor to a state an error leads to.
-        let waited = resumedWaited
-        resumedWaited = nil
+        // What a resumed run brings applies to the first state it works (the one it stood in), and to no later one:
+        // not to its cancel path, nor to a state an error leads to.
+        let resumed = self.resumed
+        self.resumed = nil
+        let waited = resumed?.waited
         if !top.onCancelPath, isCancelRequested, !state.isTerminal {
-            // A cancel that arrived between states takes effect before the state does any work (what a resumed state
-            // had done or waited is then not needed).
-            dropResumedWork()
+            // A cancel that arrived between states takes effect before the state does any work.
             return .move(.cancel)
         }
         switch state.state.kind {
@@ -24,10 +23,8 @@ extension RunMachine {
         case .ask(let ask): return startAsk(ask, waited: waited)
         case .delay(let delay): return startDelay(delay, waited: waited)
         case .action, .workflow:
-            let retryDelay = resumedRetryDelay
-            resumedRetryDelay = nil
-            let progress = firstProgress(state)
-            if let retryDelay, let waited, progress.attempt > 1 {
+            let progress = resumed?.progress(of: state) ?? StepProgress(state)
+            if let retryDelay = resumed?.retryDelay, let waited, progress.attempt > 1 {
                 let left = Self.remaining(.seconds(rounding: retryDelay), after: waited)
                 if left > .zero { return resumeRetryDelay(progress, left: left) }
             }

@@ -231,14 +231,6 @@ extension RunMachine {
         return handOver(.retryDelay(waiting), .delay(left, cancellable: !top.onCancelPath))
     }
 
-    /// What a resumed run had done or waited in the state it stood in, dropped as the run leaves that state before
-    /// its work began (a cancel): it belongs to that state, not to the cancel path's.
-    mutating func dropResumedWork() {
-        resumedStep = nil
-        resumedRetryDelay = nil
-        resumedWaited = nil
-    }
-
     /// The delay before retrying after an error, counting the retry; nil when no retrier allows one.
     private mutating func retryDelay(after error: FlowError, _ progress: inout StepProgress) -> Double? {
         guard error.cause.isRetryable, let step = progress.state.step else { return nil }

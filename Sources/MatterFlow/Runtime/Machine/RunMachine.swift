@@ -84,19 +84,8 @@ struct RunMachine: Sendable {
     /// For the machine of one element of a concurrent map state: the element (`<qualified map state>[<index>]`),
     /// which its calls' contexts name; nil for a run's own machine.
     var element: String?
-    /// A resumed run whose innermost level is in a map state: the map's progress (for a map that runs elements at
-    /// once, with its running elements), continued as the run re-enters the state.
-    var resumedMap: ResumedMap?
-    /// A resumed run whose innermost state is a repeat state, or a step that had been retried: the iteration its
-    /// body was starting, or the attempt about to run with the retries used, for the state's first attempt (then
-    /// cleared).
-    var resumedStep: StepProgress?
-    /// With ``resumedStep`` after a retry: the delay drawn before its attempt, of which the run waits what is left
-    /// when it stopped in it (``resumedWaited``).
-    var resumedRetryDelay: Double?
-    /// A resumed run whose innermost state had been waiting (a question, an event or a fixed delay): for how long,
-    /// taken off its timeout or its delay when it waits again; cleared by the first state worked.
-    var resumedWaited: Duration?
+    /// A resumed run: what it brings to the state it stood in, until that state's work begins or a cancel leaves it.
+    var resumed: Resumed?
     /// Actions of the input being handled.
     var actions = RunActions()
 
@@ -278,7 +267,7 @@ struct RunMachine: Sendable {
             if !top.onCancelPath, !state.isTerminal {
                 // The state a resumed run stood in is left before its work began: what it had done or waited there
                 // belongs to it, not to the cancel path's states.
-                dropResumedWork()
+                resumed = nil
                 drive(.move(.cancel))
             }
         case .checkingGuard, .calling:
