@@ -60,9 +60,9 @@ final class SecretValues: Sendable {
         let whole: Set<String>
         /// The UTF-8 lengths of the secrets: a string of another length is none of them, and is not hashed to look.
         let wholeLengths: [Int]
-        /// The first two bytes of the forms, when both are ASCII, a bit each at `first << 7 | second`: text in which
-        /// no two neighbouring ASCII bytes are those of a form holds none of those forms.
-        let leadingPairs: [UInt64]
+        /// The first two bytes of the forms, when both are ASCII: text in which no two neighbouring ASCII bytes are
+        /// those of a form holds none of those forms.
+        let leadingPairs: AsciiPairSet
         /// The forms by their first two bytes (`first << 8 | second`), as indices into ``forms``: where a pair of the
         /// text begins forms, only those are compared.
         let formsByPair: [Int: [Int]]
@@ -78,6 +78,9 @@ final class SecretValues: Sendable {
         /// The secrets a QR code's setup passcode may be (``SecretValues/possiblePasscodes(integers:strings:)``).
         let passcodes: Set<Int>
 
+        /// The search for no secret, shared by every run until it has one.
+        static let none = Matcher(forms: [], whole: [])
+
         init(forms: [Form], whole: Set<String>, integers: Set<Int> = [], floats: Set<Double> = []) {
             self.forms = forms
             self.whole = whole
@@ -85,15 +88,14 @@ final class SecretValues: Sendable {
             self.floats = floats
             passcodes = SecretValues.possiblePasscodes(integers: integers, strings: whole)
             wholeLengths = Array(Set(whole.map(\.utf8.count)))
-            var leadingPairs = [UInt64](repeating: 0, count: (1 << 14) / 64)
+            var leadingPairs = AsciiPairSet()
             var formsByPair: [Int: [Int]] = [:]
             var hasNonASCIIPairs = false
             for (index, form) in forms.enumerated() where form.bytes.count >= 2 {
                 let (first, second) = (form.bytes[0], form.bytes[1])
                 formsByPair[Int(first) << 8 | Int(second), default: []].append(index)
                 if first < 0x80, second < 0x80 {
-                    let pair = Int(first) << 7 | Int(second)
-                    leadingPairs[pair >> 6] |= 1 << UInt64(pair & 63)
+                    leadingPairs.insert(first, second)
                 } else {
                     hasNonASCIIPairs = true
                 }
@@ -116,8 +118,7 @@ final class SecretValues: Sendable {
                 if !ends.isEmpty { reach = max(reach, ends[start]) }
                 let (first, second) = (bytes[start], bytes[start + 1])
                 if first < 0x80, second < 0x80 {
-                    let pair = Int(first) << 7 | Int(second)
-                    guard leadingPairs[pair >> 6] & (1 << UInt64(pair & 63)) != 0 else { continue }
+                    guard leadingPairs.contains(first, second) else { continue }
                 } else if !hasNonASCIIPairs {
                     continue
                 }
@@ -145,7 +146,7 @@ final class SecretValues: Sendable {
 
     private struct Known {
         /// The search for the secrets added so far, except those still ``pending``.
-        var matcher = Matcher(forms: [], whole: [])
+        var matcher = Matcher.none
         /// Every secret string, whatever its length.
         var whole: Set<String> = []
         /// Secrets whose encoded forms are not in ``matcher`` yet: they are worked out on the first redaction, so a
