@@ -3,7 +3,9 @@ import MatterFlowJSON
 /// Checks every `${...}` reference statically: inputs must be declared, variables bound by some state (and, on
 /// every path to the reader, or a warning says which may be unbound), fields must exist in the value's shape,
 /// and `${error}` is only read where an error or cancel edge leads.
-struct ReferenceChecker {
+///
+/// A class, so that the closures its walks pass around hold one reference to it rather than a copy of its fields.
+final class ReferenceChecker {
     typealias Code = WorkflowDiagnosticCode
     let workflow: Workflow
     let model: CompiledWorkflow
@@ -12,6 +14,14 @@ struct ReferenceChecker {
     /// Repeat states (by number) whose body can itself end with `repeatExhausted`
     /// (``selfExhaustingRepeats(of:model:context:)``): their route for it does not bind their result on every path.
     let selfExhausting: Set<Int>
+
+    init(workflow: Workflow, model: CompiledWorkflow, catalog: OperationCatalog, collector: DiagnosticCollector, selfExhausting: Set<Int>) {
+        self.workflow = workflow
+        self.model = model
+        self.catalog = catalog
+        self.collector = collector
+        self.selfExhausting = selfExhausting
+    }
 
     /// The pseudo-variable bound along error and cancel edges.
     private static let errorBinding = "${error}"
