@@ -264,6 +264,27 @@ struct MisbehavingPrepare: Hub {
         #expect(!checks.contains { $0.verdict == .passed && $0.name.contains("status") }, "\(checks)")
     }
 
+    @Test("a check that passes on what an answer says fails when that answer gives a key twice: which value was read says nothing")
+    func aRepeatedKeyFailsTheCheckThatReadsIt() async throws {
+        let (clientEnd, hubEnd) = MemoryLineChannel.pair()
+        _ = ScriptedPeer(channel: hubEnd) { message, peer in
+            if peer.answerInitialize(message, operations: ["status"] + HubMethod.events, events: true) { return }
+            guard let id = message["id"]?.intValue else { return }
+            switch message["method"]?.stringValue {
+            case "subscribe":
+                peer.sendRaw(#"{"jsonrpc":"2.0","id":\#(id),"result":{"subscription":"s-1","subscription":"s-2"}}"#)
+            case "status":
+                peer.send(["jsonrpc": "2.0", "id": .int(id), "result": ["online": true, "reachable": true, "permissionGranted": true, "activeSession": false]])
+            default:
+                peer.send(["jsonrpc": "2.0", "id": .int(id), "result": [:]])
+            }
+        }
+        let checks = await Self.quick.run(on: clientEnd)
+        let subscribe = try #require(checks.first { $0.name == "subscribe returns a subscription" }, "\(checks.map { "\($0.name): \($0.verdict)" })")
+        #expect(subscribe.verdict == .failed, "\(subscribe)")
+        #expect(subscribe.detail.contains(#"gives "subscription" twice, at /result/subscription"#), "\(subscribe.detail)")
+    }
+
     @Test("a hub that closes the connection fails once, saying so, instead of every later check reporting silence")
     func aClosedConnectionIsReportedOnce() async throws {
         let (clientEnd, hubEnd) = MemoryLineChannel.pair()
