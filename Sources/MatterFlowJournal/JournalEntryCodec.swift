@@ -39,16 +39,7 @@ enum JournalEntryCodec {
             }
             return fields
         case .checkpoint(let checkpoint):
-            var fields: JSONObject = [
-                "workflow": .string(checkpoint.workflowPath.joined(separator: "/")), "state": .string(checkpoint.state),
-                "inputs": .object(checkpoint.inputs), "vars": .object(checkpoint.variables), "error": json(checkpoint.error),
-                "cancelledIn": checkpoint.cancelledIn.map(JSONValue.string) ?? .null, "shielded": .bool(checkpoint.shielded),
-                "map": checkpoint.map?.jsonValue ?? .null,
-                "repeat": checkpoint.repeatIteration.map { ["iteration": .int($0)] } ?? .null,
-            ]
-            if let element = checkpoint.element { fields["element"] = .string(element) }
-            if let retry = checkpoint.retry { fields["retry"] = retry.jsonValue }
-            return fields
+            return checkpoint.jsonValue.objectValue ?? [:]
         case .intent(let intent):
             var fields: JSONObject = [
                 "key": .string(intent.key), "workflow": .string(intent.workflow), "state": .string(intent.state),

@@ -71,23 +71,15 @@ struct MapElementKeyTests {
     /// A whole journaled run of the scenario, whose journal a test may then cut.
     struct Journaled {
         let scratch: Scratch
-        var journalPath: String { (try? RunJournal(directory: scratch.file("journal")).path(of: MapElementKeyTests.runID)) ?? "" }
+        let journalPath: String
 
         init(_ scenario: Scenario) async throws {
-            scratch = try Scratch()
             let files = [
                 ("read-one.json", MapElementKeyTests.element(failing: scenario == .retried)), ("read-all.json", MapElementKeyTests.body),
                 ("poll-devices.json", scenario == .repeating ? MapElementKeyTests.repeating : MapElementKeyTests.retried),
             ]
-            for (name, text) in files {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.file(name)))
-            }
-            let clock = VirtualClock()
-            let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
-            let handle = try RunJournal(directory: scratch.file("journal")).start(
-                try WorkflowEngine().load(path: scratch.file("poll-devices.json")), on: hub,
-                options: RunOptions(structureID: Homes.structureID, clock: clock, runID: MapElementKeyTests.runID))
-            let result = await handle.result
+            let result: RunResult
+            (scratch, result, journalPath) = try await journaledRun(of: "poll-devices.json", files: files, runID: MapElementKeyTests.runID)
             #expect(result.error?.cause == scenario.cause, "\(String(describing: result.error))")
         }
 

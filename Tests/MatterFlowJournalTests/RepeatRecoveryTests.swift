@@ -37,20 +37,14 @@ struct RepeatRecoveryTests {
     /// A run whose journal ends right after the record `cutAfter` picks from the whole run's records.
     struct Interrupted {
         let scratch: Scratch
-        var journalPath: String { (try? RunJournal(directory: scratch.file("journal")).path(of: RepeatRecoveryTests.runID)) ?? "" }
+        let journalPath: String
 
         init(cutAfter pick: ([JournalRecord]) throws -> Int) async throws {
-            scratch = try Scratch()
-            try Data(RepeatRecoveryTests.body.utf8).write(to: URL(fileURLWithPath: scratch.file("poll-device.json")))
-            try Data(RepeatRecoveryTests.parent.utf8).write(to: URL(fileURLWithPath: scratch.file("wait-for-device.json")))
-            let clock = VirtualClock()
-            let hub = try SimulatedHub(
-                stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
-            // The run's delays pass on the virtual clock while nothing else holds it.
-            let handle = try RunJournal(directory: scratch.file("journal")).start(
-                try WorkflowEngine().load(path: scratch.file("wait-for-device.json")), on: hub,
-                options: RunOptions(structureID: Homes.structureID, clock: clock, runID: RepeatRecoveryTests.runID))
-            let result = await handle.result
+            let result: RunResult
+            (scratch, result, journalPath) = try await journaledRun(
+                of: "wait-for-device.json",
+                files: [("poll-device.json", RepeatRecoveryTests.body), ("wait-for-device.json", RepeatRecoveryTests.parent)],
+                runID: RepeatRecoveryTests.runID)
             #expect(result.error?.cause == .repeatExhausted, "\(String(describing: result.error))")
             let records = try JournalReader.read(path: journalPath).records
             #expect(RepeatRecoveryTests.reads(records) == 4)

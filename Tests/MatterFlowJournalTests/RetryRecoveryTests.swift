@@ -45,21 +45,13 @@ struct RetryRecoveryTests {
     /// right after the record `pick` chooses from the whole run's records.
     struct Interrupted {
         let scratch: Scratch
-        var journalPath: String { (try? RunJournal(directory: scratch.file("journal")).path(of: RetryRecoveryTests.runID)) ?? "" }
+        let journalPath: String
 
         init(_ file: String, reads: Int, cutAfter pick: ([JournalRecord]) throws -> Int) async throws {
-            scratch = try Scratch()
-            for (name, text) in [("read-retried.json", retried), ("read-once.json", once), ("outer.json", outer)] {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: scratch.file(name)))
-            }
-            let clock = VirtualClock()
-            let hub = try SimulatedHub(
-                stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
-            // The retries' delays pass on the virtual clock while nothing else holds it.
-            let handle = try RunJournal(directory: scratch.file("journal")).start(
-                try WorkflowEngine().load(path: scratch.file(file)), on: hub,
-                options: RunOptions(structureID: Homes.structureID, clock: clock, runID: RetryRecoveryTests.runID))
-            let result = await handle.result
+            let result: RunResult
+            (scratch, result, journalPath) = try await journaledRun(
+                of: file, files: [("read-retried.json", retried), ("read-once.json", once), ("outer.json", outer)],
+                runID: RetryRecoveryTests.runID)
             #expect(result.error?.cause == .deviceNotFound, "\(String(describing: result.error))")
             let records = try JournalReader.read(path: journalPath).records
             #expect(RetryRecoveryTests.attempts(records).count == reads, "the whole run reads \(reads) times")

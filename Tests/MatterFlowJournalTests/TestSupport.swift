@@ -93,6 +93,24 @@ func rewrite(_ path: String, record sequence: Int, _ change: (JSONObject) -> JSO
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
+/// Writes `files` (name, text) into a new scratch directory and runs `workflow`, one of them, journaled there to its
+/// end: on the basic home kept in the scratch's `state` directory, on a virtual clock whose delays pass while nothing
+/// else holds it. Returns the scratch, the run's result and its journal's path.
+func journaledRun(
+    of workflow: String, files: [(name: String, text: String)], runID: String
+) async throws -> (scratch: Scratch, result: RunResult, journalPath: String) {
+    let scratch = try Scratch()
+    for file in files { try Data(file.text.utf8).write(to: URL(fileURLWithPath: scratch.file(file.name))) }
+    let clock = VirtualClock()
+    let hub = try SimulatedHub(stateStore: try HomeStateStore(directory: scratch.file("state"), startingFrom: Homes.basic()), clock: clock)
+    let journal = try RunJournal(directory: scratch.file("journal"))
+    let handle = try journal.start(
+        try WorkflowEngine().load(path: scratch.file(workflow)), on: hub,
+        options: RunOptions(structureID: Homes.structureID, clock: clock, runID: runID))
+    let result = await handle.result
+    return (scratch, result, journal.path(of: runID))
+}
+
 /// Recovers, resuming, the one run of the journal in `scratch`'s `journal` directory against the simulated home kept
 /// in its `state` directory (starting from `home` when none is kept), on a virtual clock of its own.
 func resumeOnlyRun(in scratch: Scratch, home: HomeDescription = Homes.basic()) async throws -> RunRecovery {
